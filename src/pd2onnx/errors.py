@@ -1,0 +1,78 @@
+"""One exception hierarchy for everything a user can get wrong or pd2onnx cannot do.
+
+Every message names the file (and the op, block and position where they apply) and says
+what the user can do. The CLI prints these without a traceback and exits non-zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class Pd2OnnxError(Exception):
+    """Base class. ``exit_code`` is what the CLI returns for it."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, *, file: str | None = None, hint: str | None = None):
+        self.message = message
+        self.file = file
+        self.hint = hint
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        text = f"{self.file}: {self.message}" if self.file else self.message
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return text
+
+
+class ModelFormatError(Pd2OnnxError):
+    """The model or params file is missing, of an unknown kind, truncated or corrupt."""
+
+
+class UsageError(Pd2OnnxError):
+    """A bad argument: opset out of range, unwritable output, wrong inputs file, ..."""
+
+
+class ConversionError(Pd2OnnxError):
+    """An op could not be converted with the attributes or shapes it has."""
+
+
+@dataclass(frozen=True)
+class OpSite:
+    """Where an op sits: its type, block index, position in the block and layer path."""
+
+    op_type: str
+    block: int
+    index: int
+    struct_name: str | None = None
+
+    def __str__(self) -> str:
+        where = f"block {self.block}, op #{self.index}"
+        if self.struct_name:
+            where += f", layer {self.struct_name}"
+        return where
+
+
+class UnsupportedOpError(Pd2OnnxError):
+    """One or more ops have no mapper (or none at the requested opset); all are listed."""
+
+    exit_code = 2
+
+    def __init__(self, sites: list[OpSite], *, file: str | None = None, reason: str = ""):
+        self.sites = sites
+        by_type: dict[str, list[OpSite]] = {}
+        for site in sites:
+            by_type.setdefault(site.op_type, []).append(site)
+        lines = [f"{len(by_type)} unsupported operator type(s), {len(sites)} op(s){reason}:"]
+        for op_type in sorted(by_type):
+            where = by_type[op_type]
+            shown = "; ".join(str(s) for s in where[:5])
+            more = f"; ... {len(where) - 5} more" if len(where) > 5 else ""
+            lines.append(f"  {op_type} x{len(where)}: {shown}{more}")
+        super().__init__(
+            "\n".join(lines),
+            file=file,
+            hint="run 'pd2onnx ops' for the supported list; please report missing ops",
+        )

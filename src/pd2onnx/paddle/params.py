@@ -1,0 +1,197 @@
+"""Reader for ``.pdiparams``: the save_combine stream of tensor records (FORMATS.md 2).
+
+Records are paired with parameter names in byte-sorted name order (FORMATS.md 2.1). The
+file is memory-mapped and every tensor is a numpy view into the map: nothing is copied,
+so a 10 GB model costs address space, not memory. Every header field is checked against
+the bytes that are left before anything is sized from it.
+"""
+
+from __future__ import annotations
+
+import logging
+import mmap
+import os
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+
+from pd2onnx.errors import ModelFormatError
+from pd2onnx.paddle import dtypes
+from pd2onnx.paddle.framework_pb2 import VarType
+
+log = logging.getLogger(__name__)
+
+PICKLE_HINT = (
+    "this is a pickle (paddle.save checkpoint or .pdiparams.info), which pd2onnx never "
+    "unpickles; export an inference model instead: paddle.jit.save(layer, path, input_spec=...) "
+    "or paddle.static.save_inference_model, and pass the .json/.pdmodel it writes"
+)
+
+
+def is_pickle(head: bytes) -> bool:
+    """Pickle protocol 2+ streams start with 0x80 and the protocol number."""
+    return len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What the program declares for a parameter (dtype None / shape None = unknown)."""
+
+    name: str
+    dtype: str | None
+    shape: tuple[int, ...] | None
+
+
+def _map_file(path: str) -> memoryview:
+    size = os.path.getsize(path)
+    if size == 0:
+        return memoryview(b"")
+    with open(path, "rb") as f:
+        mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    return memoryview(mm)
+
+
+class _Cursor:
+    def __init__(self, buf: memoryview, path: str):
+        self.buf = buf
+        self.pos = 0
+        self.path = path
+
+    def need(self, n: int, what: str) -> None:
+        if n < 0 or self.pos + n > len(self.buf):
+            raise ModelFormatError(
+                f"file ends early at byte {self.pos}: {what} needs {n} more bytes but only "
+                f"{len(self.buf) - self.pos} are left",
+                file=self.path,
+                hint="the params file is truncated or belongs to another model; export it again",
+            )
+
+    def unpack(self, fmt: str, what: str) -> tuple:
+        size = struct.calcsize(fmt)
+        self.need(size, what)
+        out = struct.unpack_from(fmt, self.buf, self.pos)
+        self.pos += size
+        return out
+
+
+def read_record(cur: _Cursor, name: str) -> np.ndarray:
+    """One record at the cursor -> a read-only numpy view (FORMATS.md 2)."""
+    start = cur.pos
+    (version,) = cur.unpack("<I", f"header of {name!r}")
+    if version != 0:
+        raise ModelFormatError(
+            f"record for {name!r} at byte {start} has version {version}, expected 0",
+            file=cur.path,
+            hint="this is not a Paddle params file, or it does not belong to this model",
+        )
+    (lod_levels,) = cur.unpack("<Q", f"LoD header of {name!r}")
+    if lod_levels != 0:
+        raise ModelFormatError(
+            f"record for {name!r} at byte {start} carries {lod_levels} LoD level(s); "
+            "parameters with LoD are not supported",
+            file=cur.path,
+            hint="parameters of inference models never carry LoD; the file may be corrupt",
+        )
+    (tensor_version,) = cur.unpack("<I", f"tensor header of {name!r}")
+    if tensor_version != 0:
+        raise ModelFormatError(
+            f"record for {name!r} at byte {start} has tensor version {tensor_version}, expected 0",
+            file=cur.path,
+            hint="the params file is corrupt or belongs to another model",
+        )
+    (desc_size,) = cur.unpack("<i", f"descriptor size of {name!r}")
+    if desc_size < 0 or desc_size > 1 << 20:
+        raise ModelFormatError(
+            f"record for {name!r} at byte {start} claims a {desc_size}-byte descriptor",
+            file=cur.path,
+            hint="the params file is corrupt or belongs to another model",
+        )
+    cur.need(desc_size, f"descriptor of {name!r}")
+    desc = VarType.TensorDesc()
+    try:
+        desc.ParseFromString(bytes(cur.buf[cur.pos : cur.pos + desc_size]))
+    except Exception as exc:  # protobuf raises DecodeError and others
+        raise ModelFormatError(
+            f"record for {name!r} at byte {start}: unreadable tensor descriptor ({exc})",
+            file=cur.path,
+            hint="the params file is corrupt or belongs to another model",
+        ) from None
+    cur.pos += desc_size
+    dtype = dtypes.from_legacy_code(desc.data_type)
+    if dtype is None:
+        raise ModelFormatError(
+            f"record for {name!r} at byte {start} has unknown data type code {desc.data_type}",
+            file=cur.path,
+            hint="the file may come from a newer Paddle; please report it",
+        )
+    dims = tuple(int(d) for d in desc.dims)
+    if any(d < 0 for d in dims):
+        raise ModelFormatError(
+            f"record for {name!r} at byte {start} has negative dims {list(dims)}",
+            file=cur.path,
+            hint="the params file is corrupt",
+        )
+    itemsize = dtypes.itemsize(dtype)
+    left = len(cur.buf) - cur.pos
+    numel = 1
+    for d in dims:  # overflow-safe: stop as soon as the claim exceeds the file
+        numel *= d
+        if numel * itemsize > left:
+            break
+    nbytes = numel * itemsize
+    cur.need(nbytes, f"data of {name!r} ({dtype}{list(dims)})")
+    arr = np.frombuffer(cur.buf, dtype=dtypes.to_numpy(dtype), count=numel, offset=cur.pos)
+    cur.pos += nbytes
+    return arr.reshape(dims)
+
+
+def read_params(path: str | None, expected: list[Expected], warnings: list[str]) -> dict[str, np.ndarray]:
+    """Read ``path`` holding the parameters ``expected`` (any order; sorted here).
+
+    A missing file is fine when nothing is expected. Dtype differences between record and
+    program are reported in ``warnings`` (the record wins); shape differences are errors.
+    """
+    if not expected:
+        if path and os.path.exists(path) and os.path.getsize(path) > 0:
+            warnings.append(f"{path}: the program declares no parameters; the params file is ignored")
+        return {}
+    if path is None or not os.path.exists(path):
+        raise ModelFormatError(
+            f"the program declares {len(expected)} parameter(s) but there is no params file",
+            file=path or "(params file)",
+            hint="pass the .pdiparams file written with the model (params_file=... / --params_filename)",
+        )
+    if os.path.isdir(path):
+        raise ModelFormatError("expected a params file, got a directory", file=path)
+    buf = _map_file(path)
+    if is_pickle(bytes(buf[:2])):
+        raise ModelFormatError("not a .pdiparams stream", file=path, hint=PICKLE_HINT)
+    cur = _Cursor(buf, path)
+    out: dict[str, np.ndarray] = {}
+    for exp in sorted(expected, key=lambda e: e.name.encode("utf-8")):
+        start = cur.pos
+        arr = read_record(cur, exp.name)
+        if exp.shape is not None and tuple(arr.shape) != tuple(exp.shape):
+            if not (-1 in exp.shape and len(exp.shape) == arr.ndim):
+                raise ModelFormatError(
+                    f"record for {exp.name!r} at byte {start} has shape {list(arr.shape)} but the "
+                    f"program declares {list(exp.shape)}",
+                    file=path,
+                    hint="the params file does not belong to this model file",
+                )
+        file_dtype = dtypes.canonical_name(arr.dtype)
+        if exp.dtype is not None and file_dtype != exp.dtype:
+            warnings.append(
+                f"{path}: parameter {exp.name!r} is stored as {file_dtype} while the program "
+                f"declares {exp.dtype}; the stored dtype is kept"
+            )
+        out[exp.name] = arr
+    if cur.pos != len(buf):
+        raise ModelFormatError(
+            f"{len(buf) - cur.pos} byte(s) left over after the last of {len(expected)} "
+            f"parameter(s) (ended at byte {cur.pos})",
+            file=path,
+            hint="the params file does not belong to this model file (more parameters than the program declares)",
+        )
+    return out

@@ -1,0 +1,313 @@
+"""Reader for Paddle 3 PIR JSON programs (``*.json``; FORMATS.md 3).
+
+Values are SSA ids; each gets a readable, stable name (``<op>_<id>``, the feed name for
+``data``, the parameter name for ``p``). Builtin ``combine``/``split``/``slice`` only pack
+and unpack vectors, so they are resolved here: an operand that is a vector becomes the
+list of its element names in the slot. Control-flow regions become sub-blocks.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from pd2onnx.errors import ModelFormatError
+from pd2onnx.paddle import dtypes, opdefs
+from pd2onnx.paddle.params import Expected
+from pd2onnx.paddle.program import Block, Op, Program, Value
+
+NEWEST_KNOWN_VERSION = 4
+
+_DIALECTS = {"0": "builtin", "1": "pd_op", "2": "cf", "3": "custom_op", "4": "pd_dist"}
+_NON_FINITE = {"NaN": math.nan, "INF": math.inf, "-INF": -math.inf}
+_OP_META_ATTRS = {"struct_name", "op_dist_attr", "op_role", "stop_gradient", "persistable"}
+
+
+class _Bad(Exception):
+    """Internal: a structural problem; turned into ModelFormatError with the op's position."""
+
+
+def _split_id(text: str) -> tuple[str, str]:
+    dialect, _, name = text.partition(".")
+    if not name:
+        return "", dialect
+    return _DIALECTS.get(dialect, dialect), name
+
+
+def parse_type(tt: Any) -> tuple[str, str | None, tuple[int, ...] | None, list | None]:
+    """-> (kind, dtype, shape, element types for vectors)."""
+    if not isinstance(tt, dict) or "#" not in tt:
+        raise _Bad(f"malformed type {str(tt)[:80]}")
+    _, tname = _split_id(tt["#"])
+    payload = tt.get("D")
+    if tname in ("t_dtensor", "t_selected_rows", "t_dense_tensor_array"):
+        if not isinstance(payload, list) or len(payload) < 2:
+            raise _Bad(f"malformed {tname} payload")
+        elem = payload[0]
+        _, ename = _split_id(elem.get("#", "")) if isinstance(elem, dict) else ("", "")
+        dtype = dtypes.PIR_DTYPES.get(ename)
+        dims = payload[1]
+        if not isinstance(dims, list) or not all(isinstance(d, int) for d in dims):
+            raise _Bad(f"malformed dims {str(dims)[:80]}")
+        kind = {"t_dtensor": "dense_tensor", "t_selected_rows": "selected_rows"}.get(tname, "tensor_array")
+        return kind, dtype, tuple(dims), None
+    if tname == "t_vec":
+        return "vec", None, None, list(payload or [])
+    if tname in dtypes.PIR_DTYPES:
+        return "scalar", dtypes.PIR_DTYPES[tname], (), None
+    if tname == "NULL":
+        return "null", None, None, None
+    return tname, None, None, None
+
+
+def parse_attr(at: Any) -> Any:
+    """A PIR attribute object -> a Python value (FORMATS.md 3.4)."""
+    if not isinstance(at, dict) or "#" not in at:
+        raise _Bad(f"malformed attribute {str(at)[:80]}")
+    _, kind = _split_id(at["#"])
+    if "VD" in at:
+        if at["VD"] not in _NON_FINITE:
+            raise _Bad(f"unknown non-finite marker {at['VD']!r}")
+        return _NON_FINITE[at["VD"]]
+    d = at.get("D")
+    if kind == "a_bool":
+        return bool(d)
+    if kind in ("a_i32", "a_i64", "a_index"):
+        return int(d)
+    if kind == "a_f32":
+        import numpy as np
+
+        return float(np.float32(d))
+    if kind == "a_f64":
+        return float(d)
+    if kind in ("a_str", "a_tensorname", "a_layout"):
+        return d
+    if kind == "a_array":
+        return [parse_attr(x) for x in d]
+    if kind == "a_intarray":
+        return [int(x) for x in d]
+    if kind == "a_dtype":
+        return dtypes.from_attr_string(d)
+    if kind == "a_scalar":
+        if isinstance(d, list) and len(d) == 3:
+            return complex(d[1], d[2])
+        if isinstance(d, list) and len(d) == 2:
+            return d[1]
+        return d
+    if kind in ("a_c64", "a_c128"):
+        return complex(d[0], d[1])
+    if kind == "a_type":
+        return parse_type(d)[1]
+    if kind == "NULL":
+        return None
+    return d  # a_place, dist attrs: kept raw, never needed for conversion
+
+
+class _Reader:
+    def __init__(self, path: str):
+        self.path = path
+        self.names: dict[int, str] = {}  # value id -> name
+        self.vecs: dict[int, list[str]] = {}  # vec value id -> element names
+        self.blocks: list[Block] = []
+        self.expected: list[Expected] = []
+        self.data_names: list[str] = []
+        self.fetches: list[tuple[int, str]] = []
+
+    def fail(self, msg: str, where: str) -> ModelFormatError:
+        return ModelFormatError(
+            f"{where}: {msg}",
+            file=self.path,
+            hint="the JSON is not a valid Paddle PIR program (corrupt or hand-edited); export it again",
+        )
+
+    def operand_names(self, operand: Any) -> list[str]:
+        if not isinstance(operand, dict) or "%" not in operand:
+            raise _Bad(f"malformed operand {str(operand)[:80]}")
+        vid = operand["%"]
+        if vid == 0:
+            return []
+        if vid in self.vecs:
+            return list(self.vecs[vid])
+        if vid not in self.names:
+            raise _Bad(f"operand refers to value {vid}, which no earlier op defines")
+        return [self.names[vid]]
+
+    def define(self, block: Block, vid: int, name: str, tt: Any) -> None:
+        kind, dtype, shape, elems = parse_type(tt)
+        if kind == "vec":
+            names = []
+            for i, et in enumerate(elems or []):
+                ename = f"{name}.{i}"
+                _, edtype, eshape, _ = parse_type(et)
+                block.values[ename] = Value(ename, edtype, eshape)
+                names.append(ename)
+            self.vecs[vid] = names
+            return
+        self.names[vid] = name
+        block.values[name] = Value(name, dtype, shape, kind=kind)
+
+    def read_block(self, bjson: Any, parent_idx: int) -> Block:
+        if not isinstance(bjson, dict) or not isinstance(bjson.get("ops", []), list):
+            raise _Bad("malformed block")
+        block = Block(idx=len(self.blocks), parent_idx=parent_idx)
+        self.blocks.append(block)
+        for arg in bjson.get("args", []) or []:
+            if not isinstance(arg, dict) or not isinstance(arg.get("#"), int):
+                raise _Bad("malformed block argument")
+            name = f"arg_{-arg['#']}"
+            self.define(block, arg["#"], name, arg.get("TT"))
+            block.args.append(name)
+        for i, ojson in enumerate(bjson.get("ops", [])):
+            where = f"block {block.idx}, op #{i} ({ojson.get('#', '?') if isinstance(ojson, dict) else '?'})"
+            try:
+                op = self.read_op(ojson, block)
+            except _Bad as exc:
+                raise self.fail(str(exc), where) from None
+            except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+                raise self.fail(f"unexpected structure ({type(exc).__name__}: {exc})", where) from None
+            if op is not None:
+                op.block_idx, op.index = block.idx, len(block.ops)
+                block.ops.append(op)
+        return block
+
+    def read_op(self, ojson: dict, block: Block) -> Op | None:
+        full = ojson["#"]
+        if full == "p":
+            return self.read_param(ojson, block)
+        dialect, name = _split_id(full)
+        operands = ojson.get("I", []) or []
+        results = ojson.get("O", []) or []
+        if isinstance(results, dict):
+            results = [results]
+
+        if dialect == "builtin" and name == "combine":
+            elems = [n for o in operands for n in self.operand_names(o)]
+            self.vecs[results[0]["%"]] = elems
+            return None
+        if dialect == "builtin" and name in ("split", "slice"):
+            (vec,) = [self.operand_names(o) for o in operands[:1]]
+            if name == "split":
+                if len(vec) != len(results):
+                    raise _Bad(f"builtin.split of {len(vec)} values into {len(results)} results")
+                pairs = list(zip(results, vec))
+            else:
+                index = int(next(parse_attr(a["AT"]) for a in ojson.get("A", []) if a["N"] == "index"))
+                pairs = [(results[0], vec[index])]
+            for res, elem in pairs:
+                self.names[res["%"]] = elem
+            return None
+
+        attrs: dict[str, Any] = {}
+        struct_name = None
+        for entry in ojson.get("A", []) or []:
+            key = entry["N"]
+            value = parse_attr(entry["AT"])
+            if key == "struct_name":
+                struct_name = value or None
+            elif key not in _OP_META_ATTRS:
+                attrs[key] = value
+
+        if dialect == "pd_op":
+            op_type = name[:-1] if name.endswith("_") and not name.endswith("__") else name
+        elif dialect == "cf" and name == "yield":
+            op_type = "yield"
+        else:
+            op_type = f"{dialect}.{name}" if dialect else name
+
+        in_names, out_names, opdef = opdefs.pir_slots(op_type, len(operands), len(results))
+        inputs = {slot: self.operand_names(o) for slot, o in zip(in_names, operands)}
+        if op_type == "yield":
+            inputs = {"x": [n for o in operands for n in self.operand_names(o)]}
+        if opdef:
+            for key, default in opdef.attrs.items():
+                attrs.setdefault(key, default)
+
+        sub_blocks = []
+        for region in ojson.get("regions", []) or []:
+            for bjson in region.get("blocks", []) or []:
+                sub_blocks.append(self.read_block(bjson, block.idx))
+
+        outputs: dict[str, list[str]] = {}
+        base = op_type.rsplit(".", 1)[-1]
+        for slot, res in zip(out_names, results):
+            vid = res["%"]
+            if vid == 0:
+                outputs[slot] = []
+                continue
+            if op_type == "data":
+                vname = attrs.get("name") or f"data_{vid}"
+            elif op_type == "fetch":
+                vname = attrs.get("name") or f"fetch_{vid}"
+            else:
+                vname = f"{base}_{vid}"
+            self.define(block, vid, vname, res.get("TT"))
+            outputs[slot] = list(self.vecs[vid]) if vid in self.vecs else [vname]
+
+        if op_type == "data" and block.idx == 0:
+            self.data_names.append(outputs[out_names[0]][0] if out_names else "")
+        if op_type == "feed" and block.idx == 0:
+            self.data_names.append(outputs[out_names[0]][0] if out_names else "")
+        if op_type == "fetch" and block.idx == 0:
+            self.fetches.append((int(attrs.get("col", len(self.fetches))), outputs[out_names[0]][0]))
+        return Op(op_type, inputs, outputs, attrs, blocks=sub_blocks, struct_name=struct_name)
+
+    def read_param(self, ojson: dict, block: Block) -> None:
+        args = ojson.get("A")
+        if not isinstance(args, list) or len(args) < 4 or not isinstance(args[3], str):
+            raise _Bad("parameter op without a name")
+        name = args[3]
+        result = ojson["O"]
+        oa = ojson.get("OA")
+        persistable = True if not oa else bool(oa[0])
+        self.define(block, result["%"], name, result.get("TT"))
+        value = block.values[name]
+        value.persistable = persistable
+        if persistable:
+            self.expected.append(Expected(name, value.dtype, value.shape))
+        return None
+
+
+def read_pir(text: bytes, path: str) -> tuple[Program, list[Expected]]:
+    try:
+        doc = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ModelFormatError(
+            f"not valid JSON ({exc})",
+            file=path,
+            hint="the file is truncated or corrupt; export the model again",
+        ) from None
+    base = doc.get("base_code") if isinstance(doc, dict) else None
+    if not isinstance(base, dict) or base.get("magic") != "pir":
+        raise ModelFormatError(
+            "JSON file without the PIR magic (base_code.magic == 'pir'): not a Paddle PIR program",
+            file=path,
+            hint="pass the .json written by paddle.jit.save with Paddle 3.x",
+        )
+    version = base.get("version", 0)
+    warnings = []
+    if not isinstance(version, int) or version > NEWEST_KNOWN_VERSION:
+        warnings.append(
+            f"{path}: PIR version {version} is newer than the newest pd2onnx knows "
+            f"({NEWEST_KNOWN_VERSION}); reading it as best it can"
+        )
+    try:
+        regions = doc["program"]["regions"]
+        (block_json,) = regions[0]["blocks"]
+    except (KeyError, TypeError, IndexError, ValueError):
+        raise ModelFormatError(
+            "the PIR program must hold one region with one block",
+            file=path,
+            hint="the file is corrupt; export the model again",
+        ) from None
+    reader = _Reader(path)
+    try:
+        reader.read_block(block_json, -1)
+    except _Bad as exc:  # block-level structure errors outside any op
+        raise reader.fail(str(exc), "program") from None
+    main = reader.blocks[0]
+    inputs = [main.values[n] for n in reader.data_names]
+    outputs = [main.values[n] for _, n in sorted(reader.fetches)]
+    program = Program("pir", int(version) if isinstance(version, int) else 0, reader.blocks,
+                      inputs, outputs, {}, model_file=path, warnings=warnings)
+    return program, reader.expected

@@ -1,0 +1,136 @@
+"""The neutral program IR that both readers produce and the converter walks.
+
+``Program -> Block -> Op``; values carry dtype and shape (-1 = dynamic). Ops are in the
+canonical PIR/phi form (see ``pd2onnx.paddle.opdefs``): op names and argument names as in
+Paddle's op definitions, whichever format the model came from. Parameters are numpy
+arrays viewing the memory-mapped params file (never copied).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from pd2onnx.errors import OpSite
+
+
+@dataclass
+class Value:
+    """A variable (legacy) or SSA value (PIR).
+
+    ``kind`` is ``dense_tensor`` for ordinary tensors; other kinds are ``tensor_array``,
+    ``selected_rows``, ``feed_minibatch``, ``fetch_list``, ... (FORMATS.md 1.3).
+    ``shape`` is None when the rank is unknown.
+    """
+
+    name: str
+    dtype: str | None
+    shape: tuple[int, ...] | None
+    kind: str = "dense_tensor"
+    persistable: bool = False
+
+    def describe(self) -> str:
+        shape = "?" if self.shape is None else "[" + ", ".join(map(str, self.shape)) + "]"
+        return f"{self.name}: {self.dtype or '?'}{shape}"
+
+
+@dataclass
+class Op:
+    """One operator. Slots map to ordered value-name lists (empty list = absent input)."""
+
+    type: str
+    inputs: dict[str, list[str]]
+    outputs: dict[str, list[str]]
+    attrs: dict[str, Any]
+    block_idx: int = 0
+    index: int = 0
+    blocks: list[Block] = field(default_factory=list)  # sub-blocks (regions), in order
+    legacy_type: str | None = None  # the spelling in a legacy file, when it differed
+    struct_name: str | None = None  # layer path, e.g. "/Conv2D/" (PIR)
+
+    def input(self, slot: str) -> str | None:
+        names = self.inputs.get(slot)
+        return names[0] if names else None
+
+    def output(self, slot: str) -> str | None:
+        names = self.outputs.get(slot)
+        return names[0] if names else None
+
+    @property
+    def site(self) -> OpSite:
+        return OpSite(self.legacy_type or self.type, self.block_idx, self.index, self.struct_name)
+
+
+@dataclass
+class Block:
+    idx: int
+    parent_idx: int
+    ops: list[Op] = field(default_factory=list)
+    values: dict[str, Value] = field(default_factory=dict)  # values created in this block
+    args: list[str] = field(default_factory=list)  # block arguments (PIR loop bodies)
+
+
+@dataclass
+class Program:
+    format: str  # "legacy" or "pir"
+    version: int  # legacy: ProgramDesc.version; pir: base_code.version
+    blocks: list[Block]
+    inputs: list[Value]
+    outputs: list[Value]
+    params: dict[str, np.ndarray]
+    model_file: str = ""
+    params_file: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def main(self) -> Block:
+        return self.blocks[0]
+
+    @property
+    def writer(self) -> str:
+        """Which Paddle wrote the file, as far as the file says."""
+        if self.format == "legacy":
+            if not self.version:
+                return "Paddle (develop build or unknown)"
+            v = self.version
+            return f"Paddle {v // 1_000_000}.{v // 1_000 % 1_000}.{v % 1_000}"
+        return {
+            0: "Paddle develop build",
+            1: "Paddle 3.0",
+            2: "Paddle 3.1",
+            3: "Paddle 3.2",
+            4: "Paddle 3.3",
+        }.get(self.version, f"Paddle newer than 3.3 (PIR version {self.version})")
+
+    def find_value(self, name: str, block_idx: int = 0) -> Value | None:
+        """Look a value up in a block and then its ancestors."""
+        idx = block_idx
+        while idx >= 0:
+            block = self.blocks[idx]
+            if name in block.values:
+                return block.values[name]
+            idx = block.parent_idx
+        return None
+
+    def walk_ops(self, block: Block | None = None) -> Iterator[Op]:
+        """Every op, depth first: an op, then the ops of its sub-blocks."""
+        for op in (block or self.main).ops:
+            yield op
+            for sub in op.blocks:
+                yield from self.walk_ops(sub)
+
+    def op_histogram(self) -> dict[int, dict[str, int]]:
+        """Op counts per block index (block 0 = main)."""
+        hist: dict[int, Counter] = {b.idx: Counter() for b in self.blocks}
+        for block in self.blocks:
+            for op in block.ops:
+                hist[block.idx][op.type] += 1
+        return {idx: dict(sorted(c.items())) for idx, c in hist.items()}
+
+    @property
+    def param_bytes(self) -> int:
+        return sum(a.nbytes for a in self.params.values())
