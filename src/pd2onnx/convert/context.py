@@ -1,0 +1,357 @@
+"""What a mapper sees: typed access to one Paddle op and an opset-aware ONNX builder.
+
+``OpContext`` reads inputs (as ONNX values), attributes (with op-definition defaults),
+Paddle's dtype/shape metadata, constants, and the IntArray/Scalar arguments that may be an
+attribute, a constant tensor or a runtime tensor (``int_array`` / ``scalar``). It emits
+nodes through ``ctx.op.<OpType>(...)`` and a few opset-aware helpers whose ONNX form
+changed across opsets (Unsqueeze, Squeeze, Reduce*, Split, Slice, Clip, Pad ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import onnx_ir as ir
+
+from pd2onnx.errors import ConversionError
+from pd2onnx.paddle import dtypes
+
+if TYPE_CHECKING:
+    from pd2onnx.convert.exporter import ConvertState
+    from pd2onnx.paddle.program import Op, Value
+
+_ONNX_DTYPES = {
+    "bool": ir.DataType.BOOL,
+    "int8": ir.DataType.INT8,
+    "uint8": ir.DataType.UINT8,
+    "int16": ir.DataType.INT16,
+    "uint16": ir.DataType.UINT16,
+    "int32": ir.DataType.INT32,
+    "uint32": ir.DataType.UINT32,
+    "int64": ir.DataType.INT64,
+    "uint64": ir.DataType.UINT64,
+    "float16": ir.DataType.FLOAT16,
+    "bfloat16": ir.DataType.BFLOAT16,
+    "float32": ir.DataType.FLOAT,
+    "float64": ir.DataType.DOUBLE,
+    "complex64": ir.DataType.COMPLEX64,
+    "complex128": ir.DataType.COMPLEX128,
+    "float8_e4m3fn": ir.DataType.FLOAT8E4M3FN,
+    "float8_e5m2": ir.DataType.FLOAT8E5M2,
+}
+
+FLOAT_DTYPES = frozenset({"float16", "bfloat16", "float32", "float64"})
+INT_DTYPES = frozenset({"int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"})
+
+
+def onnx_dtype(name: str) -> ir.DataType:
+    """ONNX element type for a canonical dtype name."""
+    try:
+        return _ONNX_DTYPES[name]
+    except KeyError:
+        raise ConversionError(f"dtype {name!r} has no ONNX equivalent") from None
+
+
+class OpBuilder:
+    """``ctx.op.Relu(x)``; ``ctx.op.Split(x, axis=0, _outputs=2)`` returns a tuple.
+
+    Keyword arguments are ONNX attributes; ``None``-valued ones are left out. ``None``
+    inputs stand for omitted optional inputs.
+    """
+
+    def __init__(self, ctx: OpContext):
+        self._ctx = ctx
+
+    def __getattr__(self, op_type: str):
+        def build(*inputs: ir.Value | None, _outputs: int = 1, _domain: str = "", **attrs: Any):
+            return self._ctx.emit(op_type, inputs, attrs, _outputs, _domain)
+
+        build.__name__ = op_type
+        return build
+
+
+class OpContext:
+    def __init__(self, state: ConvertState, op: Op):
+        self.state = state
+        self.pd = op
+        self.op = OpBuilder(self)
+        self._nodes = 0
+
+    # ------------------------------------------------------------------ basics
+    @property
+    def opset(self) -> int:
+        return self.state.opset
+
+    def fail(self, message: str, hint: str | None = None) -> ConversionError:
+        """An error naming this op; ``raise ctx.fail(...)``."""
+        return ConversionError(
+            f"cannot convert {self.pd.site.op_type} ({self.pd.site}): {message}",
+            file=self.state.program.model_file,
+            hint=hint,
+        )
+
+    def attr(self, name: str, default: Any = None) -> Any:
+        value = self.pd.attrs.get(name, default)
+        return default if value is None else value
+
+    def has_input(self, slot: str) -> bool:
+        return bool(self.pd.inputs.get(slot))
+
+    def input_names(self, slot: str) -> list[str]:
+        return list(self.pd.inputs.get(slot, []))
+
+    def input(self, slot: str, i: int = 0) -> ir.Value | None:
+        """The ONNX value of input ``slot`` (element ``i`` of a list slot), None if absent."""
+        names = self.pd.inputs.get(slot) or []
+        if i >= len(names):
+            return None
+        return self.state.lookup(names[i], self.pd.block_idx)
+
+    def inputs(self, slot: str) -> list[ir.Value]:
+        return [self.state.lookup(n, self.pd.block_idx) for n in self.pd.inputs.get(slot, [])]
+
+    def info(self, name: str) -> Value | None:
+        return self.state.program.find_value(name, self.pd.block_idx)
+
+    def input_info(self, slot: str, i: int = 0) -> Value:
+        names = self.pd.inputs.get(slot) or []
+        if i >= len(names):
+            raise self.fail(f"input {slot!r} is missing")
+        info = self.info(names[i])
+        if info is None:
+            raise self.fail(f"input {slot!r} ({names[i]}) is not declared in the program")
+        return info
+
+    def input_dtype(self, slot: str, i: int = 0) -> str:
+        dtype = self.input_info(slot, i).dtype
+        if dtype is None:
+            raise self.fail(f"dtype of input {slot!r} is unknown")
+        return dtype
+
+    def input_shape(self, slot: str, i: int = 0) -> tuple[int, ...]:
+        shape = self.input_info(slot, i).shape
+        if shape is None:
+            raise self.fail(f"rank of input {slot!r} is unknown")
+        return shape
+
+    def input_rank(self, slot: str, i: int = 0) -> int:
+        return len(self.input_shape(slot, i))
+
+    def output_info(self, slot: str, i: int = 0) -> Value:
+        names = self.pd.outputs.get(slot) or []
+        if i >= len(names):
+            raise self.fail(f"output {slot!r} is missing")
+        info = self.info(names[i])
+        if info is None:
+            raise self.fail(f"output {slot!r} ({names[i]}) is not declared in the program")
+        return info
+
+    def output_dtype(self, slot: str = "out", i: int = 0) -> str:
+        dtype = self.output_info(slot, i).dtype
+        if dtype is None:
+            raise self.fail(f"dtype of output {slot!r} is unknown")
+        return dtype
+
+    def output_shape(self, slot: str = "out", i: int = 0) -> tuple[int, ...] | None:
+        return self.output_info(slot, i).shape
+
+    def has_output(self, slot: str) -> bool:
+        return bool(self.pd.outputs.get(slot))
+
+    def output_count(self, slot: str) -> int:
+        return len(self.pd.outputs.get(slot, []))
+
+    def set_output(self, slot: str, value: ir.Value, i: int = 0) -> None:
+        names = self.pd.outputs.get(slot) or []
+        if i >= len(names):
+            return  # the op does not expose this output (unused optional result)
+        self.state.bind(names[i], value, fresh=self._is_fresh(value))
+
+    def set_outputs(self, slot: str, values: Sequence[ir.Value]) -> None:
+        for i, value in enumerate(values):
+            self.set_output(slot, value, i)
+
+    def _is_fresh(self, value: ir.Value) -> bool:
+        return value in self.state.fresh
+
+    # ------------------------------------------------------------------ constants
+    def const_value(self, slot: str, i: int = 0) -> np.ndarray | None:
+        """The value of input ``slot`` if it is known at conversion time."""
+        names = self.pd.inputs.get(slot) or []
+        if i >= len(names):
+            return None
+        return self.state.const_of(names[i], self.pd.block_idx)
+
+    def const(self, value: Any, dtype: str | None = None, name: str | None = None) -> ir.Value:
+        """An initializer holding ``value`` (numpy array or Python scalar/list)."""
+        arr = np.asarray(value, dtype=dtypes.to_numpy(dtype) if dtype else None)
+        if dtype is None and arr.dtype == np.float64 and not isinstance(value, np.ndarray):
+            arr = arr.astype(np.float32)
+        return self.state.add_const(arr, name)
+
+    def const_i64(self, values: Sequence[int] | int) -> ir.Value:
+        return self.const(np.asarray(values, dtype=np.int64))
+
+    def const_like(self, value: Any, dtype_of: str) -> ir.Value:
+        """A constant in the dtype of input ``dtype_of`` (a slot name)."""
+        return self.const(value, self.input_dtype(dtype_of))
+
+    def int_array(self, slot: str, attr: str | None = None) -> list[int] | ir.Value | None:
+        """An IntArray argument: a list when known at conversion time, else an int64 1-D value.
+
+        Looks at input ``slot`` first (a 1-D tensor, or a list of scalar tensors), then at the
+        attribute ``attr`` (default: same name).
+        """
+        names = self.pd.inputs.get(slot) or []
+        if names:
+            consts = [self.state.const_of(n, self.pd.block_idx) for n in names]
+            if all(c is not None for c in consts):
+                return [int(v) for c in consts for v in np.asarray(c).reshape(-1)]
+            parts = []
+            for name, c in zip(names, consts):
+                if c is not None:
+                    parts.append(self.const_i64(np.asarray(c).reshape(-1).astype(np.int64)))
+                else:
+                    v = self.state.lookup(name, self.pd.block_idx)
+                    info = self.info(name)
+                    if info is None or info.dtype != "int64":
+                        v = self.op.Cast(v, to=ir.DataType.INT64)
+                    parts.append(self.reshape(v, [-1]))
+            return parts[0] if len(parts) == 1 else self.op.Concat(*parts, axis=0)
+        value = self.pd.attrs.get(attr or slot)
+        if value is None:
+            return None
+        if isinstance(value, (int, np.integer)):
+            return [int(value)]
+        return [int(v) for v in value]
+
+    def scalar(self, slot: str, default: Any = None, attr: str | None = None) -> Any:
+        """A Scalar argument: a Python number when known, else the runtime ONNX value."""
+        names = self.pd.inputs.get(slot) or []
+        if names:
+            c = self.state.const_of(names[0], self.pd.block_idx)
+            if c is not None:
+                return np.asarray(c).reshape(-1)[0].item()
+            return self.state.lookup(names[0], self.pd.block_idx)
+        value = self.pd.attrs.get(attr or slot)
+        return default if value is None else value
+
+    # ------------------------------------------------------------------ emit
+    def emit(
+        self, op_type: str, inputs: Sequence[ir.Value | None], attrs: dict[str, Any], n_out: int, domain: str = ""
+    ) -> Any:
+        attributes = ir.convenience.convert_attributes({k: v for k, v in attrs.items() if v is not None})
+        self._nodes += 1
+        name = f"{self.pd.type}_{self.pd.block_idx}_{self.pd.index}/{op_type}_{self._nodes}"
+        node = ir.Node(domain, op_type, list(inputs), attributes, num_outputs=n_out, name=name)
+        for k, out in enumerate(node.outputs):
+            out.name = self.state.unique_name(f"{name}:{k}")
+            self.state.fresh.add(out)
+        self.state.append_node(node)
+        return node.outputs[0] if n_out == 1 else tuple(node.outputs)
+
+    # ------------------------------------------------------------------ opset-aware helpers
+    def cast(self, x: ir.Value, dtype: str, from_dtype: str | None = None) -> ir.Value:
+        if from_dtype is not None and from_dtype == dtype:
+            return x
+        return self.op.Cast(x, to=onnx_dtype(dtype))
+
+    def unsqueeze(self, x: ir.Value, axes: Sequence[int]) -> ir.Value:
+        if self.opset >= 13:
+            return self.op.Unsqueeze(x, self.const_i64(list(axes)))
+        return self.op.Unsqueeze(x, axes=list(axes))
+
+    def squeeze(self, x: ir.Value, axes: Sequence[int] | None = None) -> ir.Value:
+        if axes is None:
+            return self.op.Squeeze(x)
+        if self.opset >= 13:
+            return self.op.Squeeze(x, self.const_i64(list(axes)))
+        return self.op.Squeeze(x, axes=list(axes))
+
+    def reshape(self, x: ir.Value, shape: Sequence[int] | ir.Value) -> ir.Value:
+        target = shape if isinstance(shape, ir.Value) else self.const_i64(list(shape))
+        return self.op.Reshape(x, target)
+
+    def shape_of(self, x: ir.Value, start: int | None = None, end: int | None = None) -> ir.Value:
+        """Shape(x)[start:end] as int64."""
+        if start is None and end is None:
+            return self.op.Shape(x)
+        if self.opset >= 15:
+            return self.op.Shape(x, start=start, end=end)
+        return self.slice(self.op.Shape(x), [start or 0], [end if end is not None else 2**62], [0])
+
+    def slice(
+        self,
+        x: ir.Value,
+        starts: Sequence[int] | ir.Value,
+        ends: Sequence[int] | ir.Value,
+        axes: Sequence[int] | ir.Value,
+        steps: Sequence[int] | ir.Value | None = None,
+    ) -> ir.Value:
+        consts = [v for v in (starts, ends, axes, steps) if v is not None]
+        if self.opset < 10:
+            if steps is not None and not (isinstance(steps, Sequence) and all(s == 1 for s in steps)):
+                raise self.fail("strided slicing needs opset 10 or newer", hint="pass --opset 10 or newer")
+            if any(isinstance(v, ir.Value) for v in consts):
+                raise self.fail("slicing with runtime bounds needs opset 10 or newer", hint="pass --opset 10 or newer")
+            return self.op.Slice(x, starts=list(starts), ends=list(ends), axes=list(axes))
+
+        def as_value(v: Sequence[int] | ir.Value) -> ir.Value:
+            return v if isinstance(v, ir.Value) else self.const_i64(list(v))
+
+        args = [as_value(starts), as_value(ends), as_value(axes)]
+        if steps is not None:
+            args.append(as_value(steps))
+        return self.op.Slice(x, *args)
+
+    def reduce(
+        self, op_type: str, x: ir.Value, axes: Sequence[int] | ir.Value | None, keepdims: bool
+    ) -> ir.Value:
+        """Reduce* with axes (None = all axes) in the form the opset wants."""
+        input_axes = self.opset >= 18 or (op_type == "ReduceSum" and self.opset >= 13)
+        kd = 1 if keepdims else 0
+        if axes is None or (not isinstance(axes, ir.Value) and len(axes) == 0):
+            return self.op.__getattr__(op_type)(x, keepdims=kd)
+        if input_axes:
+            a = axes if isinstance(axes, ir.Value) else self.const_i64(list(axes))
+            return self.op.__getattr__(op_type)(x, a, keepdims=kd)
+        if isinstance(axes, ir.Value):
+            raise self.fail(f"{op_type} with runtime axes needs opset 18 or newer", hint="pass --opset 18")
+        return self.op.__getattr__(op_type)(x, axes=list(axes), keepdims=kd)
+
+    def split(self, x: ir.Value, sizes: Sequence[int], axis: int) -> list[ir.Value]:
+        """Split into pieces of the given static sizes."""
+        n = len(sizes)
+        if n == 1:
+            return [self.op.Identity(x)]
+        if self.opset >= 13:
+            outs = self.op.Split(x, self.const_i64(list(sizes)), axis=axis, _outputs=n)
+        else:
+            outs = self.op.Split(x, axis=axis, split=list(sizes), _outputs=n)
+        return list(outs)
+
+    def clip(self, x: ir.Value, lo: float | None, hi: float | None, dtype: str) -> ir.Value:
+        if self.opset >= 11:
+            lo_v = None if lo is None else self.const(lo, dtype)
+            hi_v = None if hi is None else self.const(hi, dtype)
+            return self.op.Clip(x, lo_v, hi_v)
+        if dtype not in FLOAT_DTYPES:
+            out = x
+            if lo is not None:
+                out = self.op.Max(out, self.const(lo, dtype))
+            if hi is not None:
+                out = self.op.Min(out, self.const(hi, dtype))
+            return out
+        kwargs = {}
+        if lo is not None:
+            kwargs["min"] = float(lo)
+        if hi is not None:
+            kwargs["max"] = float(hi)
+        return self.op.Clip(x, **kwargs)
+
+    def normalize_axis(self, axis: int, rank: int) -> int:
+        if not -rank <= axis < max(rank, 1):
+            raise self.fail(f"axis {axis} is out of range for rank {rank}")
+        return axis + rank if axis < 0 else axis

@@ -1,0 +1,247 @@
+"""Walk a Program and emit an ONNX model (onnx_ir) through the registered mappers."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import numpy as np
+import onnx_ir as ir
+
+from pd2onnx._version import __version__
+from pd2onnx.convert.context import OpContext, onnx_dtype
+from pd2onnx.convert.registry import get_mapper
+from pd2onnx.errors import ConversionError, OpSite, Pd2OnnxError, UnsupportedOpError, UsageError
+from pd2onnx.paddle.program import Op, Program
+
+log = logging.getLogger(__name__)
+
+DEFAULT_OPSET = 17
+MIN_OPSET = 7
+# Ops the exporter itself handles (graph inputs and outputs).
+PLUMBING = frozenset({"data", "feed", "fetch"})
+
+
+def newest_opset() -> int:
+    import onnx.defs
+
+    return onnx.defs.onnx_opset_version()
+
+
+@dataclass
+class ScanResult:
+    unsupported: list[OpSite]
+    needed_opset: int
+    needed_by: OpSite | None
+
+
+def prescan(program: Program, requested: int) -> ScanResult:
+    """Every op without a mapper, and the lowest opset that all the others need."""
+    unsupported: list[OpSite] = []
+    needed, needed_by = MIN_OPSET, None
+    for op in program.walk_ops():
+        if op.type in PLUMBING or op.type == "yield":
+            continue
+        mapper = get_mapper(op.type)
+        if mapper is None:
+            unsupported.append(op.site)
+            continue
+        try:
+            need = mapper.required_opset(op)
+        except Exception:  # a broken rule must not hide the rest of the scan
+            need = MIN_OPSET
+        if need > needed:
+            needed, needed_by = need, op.site
+    return ScanResult(unsupported, needed, needed_by)
+
+
+@dataclass
+class ConvertState:
+    program: Program
+    opset: int
+    graph: ir.Graph
+    env: dict[str, ir.Value] = field(default_factory=dict)
+    fresh: set[ir.Value] = field(default_factory=set)
+    names: set[str] = field(default_factory=set)
+    const_count: int = 0
+
+    def unique_name(self, base: str) -> str:
+        name, k = base, 1
+        while name in self.names:
+            name = f"{base}__{k}"
+            k += 1
+        self.names.add(name)
+        return name
+
+    def append_node(self, node: ir.Node) -> None:
+        self.graph.append(node)
+
+    def add_const(self, arr: np.ndarray, name: str | None = None) -> ir.Value:
+        self.const_count += 1
+        vname = self.unique_name(name or f"const_{self.const_count}")
+        value = ir.Value(name=vname, const_value=ir.tensor(arr, name=vname),
+                         type=ir.TensorType(ir.DataType.from_numpy(arr.dtype)), shape=ir.Shape(arr.shape))
+        self.graph.register_initializer(value)
+        return value
+
+    def lookup(self, name: str, block_idx: int = 0) -> ir.Value:
+        value = self.env.get(name)
+        if value is not None:
+            return value
+        array = self.program.params.get(name)
+        if array is not None:
+            value = ir.Value(name=self.unique_name(name), const_value=ir.Tensor(array, name=name),
+                             type=ir.TensorType(ir.DataType.from_numpy(array.dtype)), shape=ir.Shape(array.shape))
+            self.graph.register_initializer(value)
+            self.env[name] = value
+            return value
+        raise ConversionError(
+            f"value {name!r} is used before any op defines it",
+            file=self.program.model_file,
+            hint="the program is malformed, or an earlier op was not converted",
+        )
+
+    def const_of(self, name: str, block_idx: int = 0) -> np.ndarray | None:
+        """The numpy value behind Paddle value ``name`` if it is a constant (initializer)."""
+        value = self.env.get(name)
+        if value is None and name in self.program.params:
+            value = self.lookup(name, block_idx)
+        if value is None or value.const_value is None:
+            return None
+        return value.const_value.numpy()
+
+    def bind(self, name: str, value: ir.Value, fresh: bool) -> None:
+        """Make ONNX ``value`` the value of Paddle ``name`` (renaming it when it is new)."""
+        if fresh:
+            self.fresh.discard(value)
+            self.names.discard(value.name)
+            value.name = self.unique_name(name)
+        self.env[name] = value
+
+
+def _graph_input(name: str, dtype: str | None, shape: tuple[int, ...] | None) -> ir.Value:
+    if dtype is None:
+        raise ConversionError(f"input {name!r} has no tensor dtype")
+    dims = None if shape is None else [d if d >= 0 else ir.SymbolicDim(f"{name}_dim{i}") for i, d in enumerate(shape)]
+    return ir.Value(name=name, type=ir.TensorType(onnx_dtype(dtype)), shape=None if dims is None else ir.Shape(dims))
+
+
+def convert_block_ops(state: ConvertState, ops: list[Op]) -> None:
+    """Run the mapper of every op in order (plumbing ops excepted)."""
+    for op in ops:
+        if op.type in PLUMBING or op.type == "yield":
+            continue
+        mapper = get_mapper(op.type)
+        assert mapper is not None  # the pre-scan guarantees it
+        ctx = OpContext(state, op)
+        try:
+            mapper.fn(ctx)
+        except Pd2OnnxError:
+            raise
+        except Exception as exc:
+            raise ConversionError(
+                f"converting {op.site.op_type} ({op.site}) failed: {type(exc).__name__}: {exc}",
+                file=state.program.model_file,
+                hint="this is a pd2onnx bug; please report it with the model (run with --debug for a traceback)",
+            ) from exc
+        for slot, names in op.outputs.items():
+            for name in names:
+                if name not in state.env and mapper.name not in ("fetch",):
+                    info = state.program.find_value(name, op.block_idx)
+                    if info is not None and info.kind == "dense_tensor" and slot in _required_outputs(op):
+                        raise ConversionError(
+                            f"the mapper of {op.type} ({op.site}) did not produce output {slot!r}",
+                            file=state.program.model_file,
+                            hint="this is a pd2onnx bug; please report it",
+                        )
+
+
+def _required_outputs(op: Op) -> tuple[str, ...]:
+    """The output slots a mapper must always produce: the first one."""
+    return tuple(list(op.outputs)[:1])
+
+
+def choose_opset(program: Program, opset: int | None, auto_opset: bool) -> int:
+    newest = newest_opset()
+    target = DEFAULT_OPSET if opset is None else int(opset)
+    if not MIN_OPSET <= target <= newest:
+        raise UsageError(
+            f"opset {target} is out of range: pd2onnx supports {MIN_OPSET} to {newest} "
+            f"(the newest the installed onnx knows)",
+            hint=f"pass --opset between {MIN_OPSET} and {newest}",
+        )
+    scan = prescan(program, target)
+    if scan.unsupported:
+        raise UnsupportedOpError(scan.unsupported, file=program.model_file)
+    if scan.needed_opset > target:
+        if not auto_opset:
+            raise UsageError(
+                f"opset {target} is too low: {scan.needed_by.op_type} ({scan.needed_by}) needs opset "
+                f"{scan.needed_opset}",
+                file=program.model_file,
+                hint=f"pass --opset {scan.needed_opset} or drop --no-auto-opset",
+            )
+        log.warning(
+            "raising the opset from %d to %d: %s (%s) needs it",
+            target, scan.needed_opset, scan.needed_by.op_type, scan.needed_by,
+        )
+        target = scan.needed_opset
+    return target
+
+
+def export_program(program: Program, opset: int | None = None, auto_opset: bool = True) -> ir.Model:
+    """Program -> onnx_ir Model. Raises UnsupportedOpError listing every unsupported op."""
+    import onnx.helper
+
+    target = choose_opset(program, opset, auto_opset)
+    graph = ir.Graph([], [], nodes=[], opset_imports={"": target}, name=_graph_name(program))
+    state = ConvertState(program, target, graph)
+    for value in program.inputs:
+        inp = _graph_input(value.name, value.dtype, value.shape)
+        state.names.add(inp.name)
+        graph.inputs.append(inp)
+        state.env[value.name] = inp
+    convert_block_ops(state, program.main.ops)
+    _bind_outputs(state)
+    ir_version = onnx.helper.find_min_ir_version_for([onnx.helper.make_opsetid("", target)])
+    return ir.Model(graph, ir_version=max(ir_version, 7 if target >= 13 else ir_version),
+                    producer_name="pd2onnx", producer_version=__version__)
+
+
+def _graph_name(program: Program) -> str:
+    import os
+
+    return os.path.splitext(os.path.basename(program.model_file))[0] or "paddle_model"
+
+
+def _bind_outputs(state: ConvertState) -> None:
+    program, graph = state.program, state.graph
+    fetch_src = {}
+    for op in program.main.ops:
+        if op.type == "fetch":
+            src = op.input("x")
+            out = op.output("out") or src
+            fetch_src[out] = src
+    for out in program.outputs:
+        src = fetch_src.get(out.name, out.name)
+        value = state.lookup(src)
+        needs_copy = (
+            value in graph.outputs
+            or value.is_graph_input()
+            or value.is_initializer()
+            or (value.name != out.name and out.name in state.names)
+        )
+        if needs_copy:
+            node = ir.Node("", "Identity", [value], num_outputs=1, name=f"output/{out.name}")
+            graph.append(node)
+            value = node.outputs[0]
+            value.name = out.name if out.name not in state.names else state.unique_name(out.name)
+        else:
+            state.names.discard(value.name)
+            value.name = out.name
+            state.names.add(out.name)
+        if out.dtype is not None:
+            value.type = ir.TensorType(onnx_dtype(out.dtype))
+        if out.shape is not None:
+            value.shape = ir.Shape([d if d >= 0 else None for d in out.shape])
+        graph.outputs.append(value)

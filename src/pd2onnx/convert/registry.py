@@ -1,0 +1,74 @@
+"""The mapper registry: one function per Paddle op (or op family), registered by name.
+
+A mapper declares the lowest opset it can emit (an int, or a function of the op when the
+attributes decide), and optionally the highest. The exporter's pre-scan uses this to list
+every unsupported op at once and to raise the opset to what all ops need.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pd2onnx.convert.context import OpContext
+    from pd2onnx.paddle.program import Op
+
+MapperFn = Callable[["OpContext"], None]
+OpsetRule = int | Callable[["Op"], int]
+
+
+@dataclass(frozen=True)
+class Mapper:
+    name: str
+    fn: MapperFn
+    min_opset: OpsetRule
+    family: str
+
+    def required_opset(self, op: Op) -> int:
+        """The lowest opset at which this mapper can convert ``op``."""
+        rule = self.min_opset
+        return rule(op) if callable(rule) else rule
+
+
+_MAPPERS: dict[str, Mapper] = {}
+_loaded = False
+
+
+def mapper(*names: str, min_opset: OpsetRule = 7) -> Callable[[MapperFn], MapperFn]:
+    """Register ``fn`` as the mapper for canonical op ``names``."""
+
+    def register(fn: MapperFn) -> MapperFn:
+        family = fn.__module__.rsplit(".", 1)[-1]
+        for name in names:
+            if name in _MAPPERS:
+                raise ValueError(f"two mappers for op {name!r}: {_MAPPERS[name].fn.__module__} and {fn.__module__}")
+            _MAPPERS[name] = Mapper(name, fn, min_opset, family)
+        return fn
+
+    return register
+
+
+def _load() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    from pd2onnx.convert import ops
+
+    for info in sorted(pkgutil.iter_modules(ops.__path__), key=lambda m: m.name):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{ops.__name__}.{info.name}")
+
+
+def get_mapper(name: str) -> Mapper | None:
+    _load()
+    return _MAPPERS.get(name)
+
+
+def all_mappers() -> dict[str, Mapper]:
+    _load()
+    return dict(sorted(_MAPPERS.items()))

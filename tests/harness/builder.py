@@ -1,0 +1,105 @@
+"""Build every registered case once per format and cache it (keyed by content hashes).
+
+PIR files come from the Paddle in this interpreter (3.3.x); legacy files from Paddle 2.6 in
+its own virtual environment (``tools/setup_paddle26.sh``), which is what most real
+``.pdmodel`` files were written by and which builds every legacy program.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+
+from harness.cases import REGISTRY, Case
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.dirname(HERE)
+CACHE = os.environ.get("PD2ONNX_TEST_CACHE", os.path.join(TESTS, ".cache"))
+PADDLE26 = os.environ.get("PD2ONNX_PADDLE26", os.path.expanduser("~/.cache/pd2onnx/paddle26/bin/python"))
+
+
+def python_for(fmt: str) -> str:
+    if fmt == "pir":
+        return sys.executable
+    if not os.path.exists(PADDLE26):
+        raise RuntimeError(
+            f"Paddle 2.6 interpreter not found at {PADDLE26}; run 'bash tools/setup_paddle26.sh' "
+            "(the README's test command does) or set PD2ONNX_PADDLE26"
+        )
+    return PADDLE26
+
+
+def _digest(*paths: str) -> str:
+    h = hashlib.sha256()
+    for p in paths:
+        with open(p, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:16]
+
+
+def module_dir(fmt: str, module: str) -> str:
+    stem = os.path.splitext(os.path.basename(module))[0]
+    key = _digest(module, os.path.join(HERE, "worker.py"), os.path.join(HERE, "cases.py"))
+    return os.path.join(CACHE, fmt, f"{stem}-{key}")
+
+
+@dataclass
+class Built:
+    case: Case
+    fmt: str
+    dir: str
+    error: str | None
+
+    @property
+    def model_file(self) -> str:
+        return os.path.join(self.dir, "model.json" if self.fmt == "pir" else "model.pdmodel")
+
+
+_done: dict[tuple[str, str], Built] = {}
+
+
+def build_all(cases: list[Case] | None = None) -> None:
+    """Build what is not cached yet: one worker process per format, both at once."""
+    cases = cases if cases is not None else list(REGISTRY.values())
+    procs = []
+    for fmt in ("pir", "legacy"):
+        stale = sorted({c.module for c in cases if fmt in c.formats
+                        and not os.path.exists(os.path.join(module_dir(fmt, c.module), "status.json"))})
+        if not stale:
+            continue
+        for module in stale:
+            os.makedirs(module_dir(fmt, module), exist_ok=True)
+        env = dict(os.environ)
+        if fmt == "legacy":
+            env.pop("PYTHONPATH", None)
+        log = open(os.path.join(CACHE, f"worker-{fmt}.log"), "w")
+        args = [python_for(fmt), os.path.join(HERE, "worker.py"), fmt]
+        args += [f"{m}::{module_dir(fmt, m)}" for m in stale]
+        procs.append((fmt, subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env), log))
+    for fmt, proc, log in procs:
+        proc.wait()
+        log.close()
+        if proc.returncode != 0:
+            with open(log.name) as f:
+                tail = f.read()[-3000:]
+            raise RuntimeError(f"the {fmt} Paddle worker failed (exit {proc.returncode}):\n{tail}")
+
+
+def get(case: Case, fmt: str) -> Built:
+    key = (case.name, fmt)
+    if key not in _done:
+        build_all()
+        mdir = module_dir(fmt, case.module)
+        with open(os.path.join(mdir, "status.json")) as f:
+            status = json.load(f)
+        cdir = os.path.join(mdir, case.name)
+        error = None
+        if status.get(case.name) != "ok":
+            err_file = os.path.join(cdir, "error.txt")
+            error = open(err_file).read() if os.path.exists(err_file) else "case was not built"
+        _done[key] = Built(case, fmt, cdir, error)
+    return _done[key]

@@ -1,0 +1,75 @@
+"""Declaring test cases: a function that builds a Paddle callable and its inputs.
+
+    @case("relu")
+    def relu(paddle, rng):
+        x = rng.standard_normal((2, 3)).astype("float32")
+        return paddle.nn.functional.relu, [x]
+
+The function runs inside a Paddle worker (Paddle 3.3 for PIR files, Paddle 2.6 for
+legacy files), with ``paddle`` imported and ``rng`` a seeded numpy Generator. It returns
+``(fn, inputs)`` or ``(fn, inputs, shapes)``: ``fn`` is a ``paddle.nn.Layer`` or a
+function of the inputs, ``shapes`` the InputSpec shapes (None per dim = dynamic; default:
+the inputs' own shapes). Outputs are whatever ``fn`` returns (a tensor or a tuple/list).
+
+Options: ``ops`` (canonical op names the case exercises; default: the case's first name
+argument), ``formats`` (default both; leaving one out needs ``why``), ``rtol``/``atol``
+(default 1e-5; say why when looser), ``opsets`` (explicit list, default: lowest that
+converts, 17 and the highest ONNX Runtime runs).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+FORMATS = ("pir", "legacy")
+
+
+@dataclass
+class Case:
+    name: str
+    fn: Callable[..., Any]
+    ops: tuple[str, ...]
+    module: str  # file path of the module defining it
+    formats: tuple[str, ...] = FORMATS
+    why: str = ""
+    rtol: float = 1e-5
+    atol: float = 1e-5
+    opsets: tuple[int, ...] | None = None
+    seed: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return self.name
+
+
+REGISTRY: dict[str, Case] = {}
+
+
+def case(
+    *ops: str,
+    name: str | None = None,
+    formats: tuple[str, ...] = FORMATS,
+    why: str = "",
+    rtol: float = 1e-5,
+    atol: float = 1e-5,
+    opsets: tuple[int, ...] | None = None,
+    seed: int = 0,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    if set(formats) != set(FORMATS) and not why:
+        raise ValueError("a case that leaves out a format must say why")
+
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        cname = name or fn.__name__
+        if cname in REGISTRY:
+            raise ValueError(f"duplicate test case name {cname!r}")
+        REGISTRY[cname] = Case(
+            cname, fn, tuple(ops) or (cname,), inspect.getsourcefile(fn) or "", tuple(formats), why,
+            rtol, atol, tuple(opsets) if opsets else None, seed,
+        )
+        return fn
+
+    return register

@@ -1,0 +1,113 @@
+"""Convert a built case with pd2onnx, run ONNX Runtime, compare with Paddle's outputs."""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import numpy as np
+import onnx
+import onnx_ir as ir
+
+from pd2onnx.api import convert
+from pd2onnx.convert import newest_opset
+
+
+@functools.lru_cache(maxsize=1)
+def ort_max_opset() -> int:
+    """The newest opset ONNX Runtime here accepts (probed once)."""
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    for opset in range(newest_opset(), 6, -1):
+        graph = helper.make_graph(
+            [helper.make_node("Identity", ["x"], ["y"])], "probe",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])],
+        )
+        opset_id = helper.make_opsetid("", opset)
+        model = helper.make_model(graph, opset_imports=[opset_id])
+        model.ir_version = helper.find_min_ir_version_for([opset_id])
+        try:
+            ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+            return opset
+        except Exception:
+            continue
+    return 7
+
+
+def run_onnx(model: ir.Model, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    import onnxruntime as ort
+
+    proto = ir.serde.serialize_model(model)
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    sess = ort.InferenceSession(proto.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    feeds = {i.name: a for i, a in zip(sess.get_inputs(), inputs)}
+    return sess.run(None, feeds)
+
+
+def compare(name: str, got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> None:
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, f"{name}: dtype {got.dtype} != Paddle's {want.dtype}"
+    assert got.shape == want.shape, f"{name}: shape {got.shape} != Paddle's {want.shape}"
+    if want.dtype.kind in "biuU" or want.dtype == bool:
+        mismatch = np.flatnonzero(got.reshape(-1) != want.reshape(-1))
+        assert mismatch.size == 0, (
+            f"{name}: {mismatch.size} of {want.size} elements differ, first at {mismatch[0]}: "
+            f"{got.reshape(-1)[mismatch[0]]} != {want.reshape(-1)[mismatch[0]]}"
+        )
+        return
+    g = got.astype(np.complex128 if want.dtype.kind == "c" else np.float64)
+    w = want.astype(g.dtype)
+    nan_g, nan_w = np.isnan(g), np.isnan(w)
+    assert np.array_equal(nan_g, nan_w), f"{name}: NaN positions differ"
+    g, w = np.where(nan_g, 0, g), np.where(nan_w, 0, w)
+    err = np.abs(g - w)
+    bad = err > atol + rtol * np.abs(w)
+    if bad.any():
+        i = int(np.flatnonzero(bad.reshape(-1))[0])
+        raise AssertionError(
+            f"{name}: {int(bad.sum())} of {w.size} elements out of tolerance (rtol {rtol}, atol {atol}); "
+            f"max abs diff {float(err.max()):.3g}; first at flat index {i}: {g.reshape(-1)[i]} vs {w.reshape(-1)[i]}"
+        )
+
+
+def opsets_for(model_file: str, explicit: tuple[int, ...] | None) -> tuple[list[int], int]:
+    """(opsets to run in ONNX Runtime, the lowest opset the model converts at)."""
+    lowest_model = convert(model_file, opset=7, auto_opset=True, optimize=False)
+    lowest = lowest_model.opset_imports[""]
+    if explicit:
+        return sorted(set(explicit)), lowest
+    top = ort_max_opset()
+    return sorted({o for o in (lowest, 17, top) if lowest <= o <= top}), lowest
+
+
+def check_built(built, optimize_at: int | None = 17) -> list[int]:
+    """Run every check on one built case; returns the opsets it ran at."""
+    case = built.case
+    if built.error:
+        raise AssertionError(f"Paddle could not build case {case.name} ({built.fmt}):\n{built.error}")
+    io = np.load(os.path.join(built.dir, "io.npz"))
+    inputs = [io[f"in{i}"] for i in range(sum(k.startswith("in") for k in io.files))]
+    wants = [io[f"out{i}"] for i in range(sum(k.startswith("out") for k in io.files))]
+    opsets, lowest = opsets_for(built.model_file, case.opsets)
+    ran = []
+    for opset in opsets:
+        variants = [False, True] if opset == optimize_at else [False]
+        for optimized in variants:
+            model = convert(built.model_file, opset=opset, auto_opset=False, optimize=optimized)
+            proto = ir.serde.serialize_model(model)
+            onnx.checker.check_model(proto, full_check=True)
+            gots = run_onnx(model, inputs)
+            tag = f"{case.name}[{built.fmt}, opset {opset}{', optimized' if optimized else ''}]"
+            assert len(gots) == len(wants), f"{tag}: {len(gots)} outputs, Paddle has {len(wants)}"
+            for k, (got, want) in enumerate(zip(gots, wants)):
+                compare(f"{tag} output {k}", got, want, case.rtol, case.atol)
+        ran.append(opset)
+    newest = newest_opset()
+    if newest > max(opsets):  # ONNX Runtime cannot run it; the checker still must pass
+        model = convert(built.model_file, opset=newest, auto_opset=False, optimize=False)
+        onnx.checker.check_model(ir.serde.serialize_model(model), full_check=True)
+    return ran

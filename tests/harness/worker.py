@@ -1,0 +1,127 @@
+"""Paddle worker: builds cases, saves them as inference models and records Paddle's outputs.
+
+Run as ``python worker.py FORMAT OUT_DIR CASE_FILE...`` with the Paddle that writes the
+format (3.3 with PIR for ``pir``; 2.6 for ``legacy``). For each case it writes
+``OUT_DIR/<case>/model.{json|pdmodel}`` + ``model.pdiparams`` and ``io.npz`` (inputs
+``in<i>``, Paddle's outputs ``out<i>`` from the inference predictor on the saved files),
+or ``error.txt`` when the case cannot be built.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+import traceback
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+import paddle  # noqa: E402
+
+from harness.cases import REGISTRY  # noqa: E402
+
+
+class _Wrap1(paddle.nn.Layer):
+    def forward(self, x0):
+        return self._fn(x0)
+
+
+class _Wrap2(paddle.nn.Layer):
+    def forward(self, x0, x1):
+        return self._fn(x0, x1)
+
+
+class _Wrap3(paddle.nn.Layer):
+    def forward(self, x0, x1, x2):
+        return self._fn(x0, x1, x2)
+
+
+class _Wrap4(paddle.nn.Layer):
+    def forward(self, x0, x1, x2, x3):
+        return self._fn(x0, x1, x2, x3)
+
+
+def _wrap(fn, n_inputs):
+    """A Layer whose forward calls ``fn`` (dy2static needs forward's source in a file)."""
+    if isinstance(fn, paddle.nn.Layer):
+        return fn
+    layer = [_Wrap1, _Wrap2, _Wrap3, _Wrap4][n_inputs - 1]()
+    layer._fn = fn
+    return layer
+
+
+def _predict(model_file, params_file, inputs):
+    import paddle.inference as pi
+
+    cfg = pi.Config(model_file, params_file if os.path.exists(params_file) else "")
+    cfg.disable_gpu()
+    cfg.switch_ir_optim(False)
+    cfg.disable_glog_info()
+    pred = pi.create_predictor(cfg)
+    for name, arr in zip(pred.get_input_names(), inputs):
+        h = pred.get_input_handle(name)
+        h.reshape(arr.shape)
+        h.copy_from_cpu(arr)
+    pred.run()
+    return [pred.get_output_handle(n).copy_to_cpu() for n in pred.get_output_names()]
+
+
+def build(case, fmt, out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    rng = np.random.default_rng(case.seed)
+    paddle.seed(case.seed)
+    np.random.seed(case.seed)
+    result = case.fn(paddle, rng)
+    fn, inputs = result[0], list(result[1])
+    shapes = list(result[2]) if len(result) > 2 and result[2] is not None else [a.shape for a in inputs]
+    layer = _wrap(fn, len(inputs))
+    layer.eval()
+    specs = [
+        paddle.static.InputSpec(list(s), str(a.dtype), f"x{i}") for i, (s, a) in enumerate(zip(shapes, inputs))
+    ]
+    prefix = os.path.join(out_dir, "model")
+    paddle.jit.save(layer, prefix, input_spec=specs)
+    model_file = prefix + (".json" if fmt == "pir" else ".pdmodel")
+    if not os.path.exists(model_file):
+        raise RuntimeError(f"paddle wrote no {model_file}: {os.listdir(out_dir)}")
+    outs = _predict(model_file, prefix + ".pdiparams", inputs)
+    arrays = {f"in{i}": a for i, a in enumerate(inputs)}
+    arrays.update({f"out{i}": np.asarray(o) for i, o in enumerate(outs)})
+    np.savez(os.path.join(out_dir, "io.npz"), **arrays)
+
+
+def main():
+    fmt, *pairs = sys.argv[1:]
+    roots = {}
+    for pair in pairs:
+        path, out_root = pair.split("::")
+        spec = importlib.util.spec_from_file_location(os.path.splitext(os.path.basename(path))[0], path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        roots[os.path.abspath(path)] = out_root
+    statuses = {root: {} for root in roots.values()}
+    for name, case in sorted(REGISTRY.items()):
+        root = roots.get(os.path.abspath(case.module))
+        if root is None or fmt not in case.formats:
+            continue
+        out_dir = os.path.join(root, name)
+        try:
+            build(case, fmt, out_dir)
+            statuses[root][name] = "ok"
+        except Exception:
+            os.makedirs(out_dir, exist_ok=True)
+            with open(os.path.join(out_dir, "error.txt"), "w") as f:
+                f.write(traceback.format_exc())
+            statuses[root][name] = "error"
+        print(f"{fmt} {name}: {statuses[root][name]}", flush=True)
+    for root, status in statuses.items():
+        with open(os.path.join(root, "status.json"), "w") as f:
+            json.dump(status, f)
+
+
+if __name__ == "__main__":
+    main()
