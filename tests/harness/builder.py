@@ -63,8 +63,17 @@ _done: dict[tuple[str, str], Built] = {}
 
 
 def build_all(cases: list[Case] | None = None) -> None:
-    """Build what is not cached yet: one worker process per format, both at once."""
-    cases = cases if cases is not None else list(REGISTRY.values())
+    """Build what is not cached yet (under a lock: pytest-xdist workers share the cache)."""
+    import fcntl
+
+    os.makedirs(CACHE, exist_ok=True)
+    with open(os.path.join(CACHE, ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _build_stale(cases if cases is not None else list(REGISTRY.values()))
+
+
+def _build_stale(cases: list[Case]) -> None:
+    """One worker process per format, both at once."""
     procs = []
     for fmt in ("pir", "legacy"):
         stale = sorted({c.module for c in cases if fmt in c.formats
