@@ -72,10 +72,9 @@ def export(
 def check(onnx_model: ir.Model) -> None:
     """onnx.checker with full checking (models over 2 GB are checked without weights)."""
     import onnx
+    import onnx_ir as ir
 
     from pd2onnx.onnx_io import EXTERNAL_DATA_THRESHOLD, initializer_bytes
-
-    import onnx_ir as ir
 
     if initializer_bytes(onnx_model) > EXTERNAL_DATA_THRESHOLD:
         log.warning("model over 2 GB: checking the graph only")

@@ -14,7 +14,8 @@ the inputs' own shapes). Outputs are whatever ``fn`` returns (a tensor or a tupl
 Options: ``ops`` (canonical op names the case exercises; default: the case's first name
 argument), ``formats`` (default both; leaving one out needs ``why``), ``rtol``/``atol``
 (default 1e-5; say why when looser), ``opsets`` (explicit list, default: lowest that
-converts, 17 and the highest ONNX Runtime runs).
+converts, 17 and the highest ONNX Runtime runs), ``predict`` (False: record no Paddle
+outputs; for reader-only models Paddle's predictor cannot run).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class Case:
     atol: float = 1e-5
     opsets: tuple[int, ...] | None = None
     seed: int = 0
+    predict: bool = True  # False: no Paddle outputs recorded (reader-only cases)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -58,6 +60,7 @@ def case(
     atol: float = 1e-5,
     opsets: tuple[int, ...] | None = None,
     seed: int = 0,
+    predict: bool = True,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     if set(formats) != set(FORMATS) and not why:
         raise ValueError("a case that leaves out a format must say why")
@@ -68,7 +71,7 @@ def case(
             raise ValueError(f"duplicate test case name {cname!r}")
         REGISTRY[cname] = Case(
             cname, fn, tuple(ops) or (cname,), inspect.getsourcefile(fn) or "", tuple(formats), why,
-            rtol, atol, tuple(opsets) if opsets else None, seed,
+            rtol, atol, tuple(opsets) if opsets else None, seed, predict,
         )
         return fn
 

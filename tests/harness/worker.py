@@ -70,6 +70,69 @@ def _predict(model_file, params_file, inputs):
     return [pred.get_output_handle(n).copy_to_cpu() for n in pred.get_output_names()]
 
 
+def _param_names_legacy(prog):
+    skip = {"FEED_MINIBATCH", "FETCH_LIST", "RAW", "READER"}
+    names = []
+    for var in prog.global_block().vars.values():
+        if var.persistable and str(var.type).rsplit(".", 1)[-1] not in skip:
+            names.append(var.name)
+    return names
+
+
+def _walk_pir(block, hists):
+    hist = {}
+    hists.append(hist)
+    names = []
+    for op in block.ops:
+        name = op.name()
+        if name == "builtin.parameter":
+            names.append(op.attrs()["parameter_name"])
+        if not name.startswith("builtin."):
+            short = name.split(".", 1)[1] if name.startswith("pd_op.") else ("yield" if name == "cf.yield" else name)
+            short = short[:-1] if short.endswith("_") else short
+            hist[short] = hist.get(short, 0) + 1
+        for sub in op.blocks():
+            names += _walk_pir(sub, hists)
+    return names
+
+
+def dump_view(prefix, fmt, out_dir):
+    """Paddle's own view of the saved model: params (sha256 of bytes), inputs, outputs, op counts."""
+    import hashlib
+
+    paddle.enable_static()
+    try:
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        scope = paddle.static.Scope()
+        with paddle.static.scope_guard(scope):
+            prog, feeds, fetches = paddle.static.load_inference_model(prefix, exe)
+            if fmt == "pir":
+                hists = []
+                names = _walk_pir(prog.global_block(), hists)
+                outputs = [None for _ in fetches]
+            else:
+                hists = []
+                for block in prog.blocks:
+                    hist = {}
+                    for op in block.ops:
+                        hist[op.type] = hist.get(op.type, 0) + 1
+                    hists.append(hist)
+                names = _param_names_legacy(prog)
+                outputs = [v.name for v in fetches]
+            params = {}
+            for name in names:
+                var = scope.find_var(name)
+                if var is None:
+                    continue
+                arr = np.array(var.get_tensor())
+                params[name] = {"shape": list(arr.shape), "sha256": hashlib.sha256(arr.tobytes()).hexdigest()}
+    finally:
+        paddle.disable_static()
+    view = {"inputs": list(feeds), "outputs": outputs, "ops": hists, "params": params}
+    with open(os.path.join(out_dir, "view.json"), "w") as f:
+        json.dump(view, f)
+
+
 def build(case, fmt, out_dir):
     os.makedirs(out_dir, exist_ok=True)
     rng = np.random.default_rng(case.seed)
@@ -88,7 +151,8 @@ def build(case, fmt, out_dir):
     model_file = prefix + (".json" if fmt == "pir" else ".pdmodel")
     if not os.path.exists(model_file):
         raise RuntimeError(f"paddle wrote no {model_file}: {os.listdir(out_dir)}")
-    outs = _predict(model_file, prefix + ".pdiparams", inputs)
+    outs = _predict(model_file, prefix + ".pdiparams", inputs) if case.predict else []
+    dump_view(prefix, fmt, out_dir)
     arrays = {f"in{i}": a for i, a in enumerate(inputs)}
     arrays.update({f"out{i}": np.asarray(o) for i, o in enumerate(outs)})
     np.savez(os.path.join(out_dir, "io.npz"), **arrays)

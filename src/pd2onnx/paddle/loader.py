@@ -87,7 +87,14 @@ def sniff(head: bytes) -> str:
 def load(path: str, params_file: str | None = None) -> Program:
     """Read a Paddle inference model (either format) with its parameters; no paddle import."""
     model_file, params_path = locate(path, params_file)
-    if model_file.endswith(PARAMS_SUFFIX) or model_file.endswith(".pdiparams.info"):
+    if model_file.endswith(".pdiparams.info"):
+        raise ModelFormatError(
+            "this is the pickled parameter-name metadata that Paddle 2.x writes beside a model; "
+            "pd2onnx neither needs nor unpickles it",
+            file=model_file,
+            hint="pass the .pdmodel (or .json) file beside it, or the directory / path prefix",
+        )
+    if model_file.endswith(PARAMS_SUFFIX):
         raise ModelFormatError(
             "this is a params file, not a model file",
             file=model_file,

@@ -1,0 +1,5 @@
+import sys
+
+from pd2onnx.cli import main
+
+sys.exit(main())

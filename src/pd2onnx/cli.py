@@ -1,0 +1,234 @@
+"""The ``pd2onnx`` command: info, convert, optimize, verify, ops.
+
+Also accepts the ``paddle2onnx`` flags (``--model_dir --model_filename --params_filename
+--save_file --opset_version --enable_onnx_checker``) so existing scripts only change the
+program name. Imports of heavy modules happen inside the handlers (fast ``--help``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+
+from pd2onnx._version import __version__
+from pd2onnx.errors import Pd2OnnxError, UsageError
+
+log = logging.getLogger("pd2onnx")
+
+_P2O_FLAGS = ("--model_dir", "--model_filename", "--params_filename", "--save_file", "--opset_version")
+
+
+def _bool(text: str) -> bool:
+    return text.strip().lower() in ("1", "true", "yes", "on")
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
+    p.add_argument("-q", "--quiet", action="store_true", help="only errors")
+    p.add_argument("--debug", action="store_true", help="show tracebacks of errors")
+
+
+def _parse_input_shapes(items: list[str] | None) -> dict[str, list] | None:
+    if not items:
+        return None
+    shapes: dict[str, list] = {}
+    for item in items:
+        name, sep, dims = item.rpartition(":")
+        if not sep or not name:
+            raise UsageError(f"--input-shape {item!r}: expected NAME:D0,D1,... (e.g. x:1,3,224,224)")
+        parsed: list = []
+        for d in dims.split(","):
+            d = d.strip()
+            if d.lstrip("-").isdigit():
+                parsed.append(int(d))
+            elif d in ("?", ""):
+                parsed.append(None)
+            else:
+                parsed.append(d)  # a symbolic dim name
+        shapes[name] = parsed
+    return shapes
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pd2onnx",
+        description="Convert PaddlePaddle inference models to ONNX, and optimize ONNX models.",
+    )
+    parser.add_argument("--version", action="version", version=f"pd2onnx {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("convert", help="convert a Paddle model to ONNX")
+    p.add_argument("model", help="model directory, .json/.pdmodel file, or path prefix")
+    p.add_argument("-o", "--output", help="output .onnx file (default: MODEL with .onnx)")
+    p.add_argument("--params", help="params file (default: the .pdiparams beside the model)")
+    p.add_argument("--opset", type=int, help="target ONNX opset (default 17)")
+    p.add_argument("--no-auto-opset", action="store_true", help="fail instead of raising the opset when an op needs more")
+    p.add_argument("--no-optimize", action="store_true", help="skip the ONNX optimizer")
+    p.add_argument("--fp16", action="store_true", help="convert weights and compute to float16")
+    p.add_argument("--keep-io-types", action="store_true", help="with --fp16: keep float32 inputs/outputs")
+    p.add_argument("--input-shape", action="append", metavar="NAME:DIMS", help="fix an input shape, e.g. x:1,3,224,224")
+    p.add_argument("--check", action="store_true", help="run onnx.checker (full) on the result")
+    _add_common(p)
+
+    p = sub.add_parser("info", help="describe a Paddle model (no conversion)")
+    p.add_argument("model")
+    p.add_argument("--params", help="params file")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    _add_common(p)
+
+    p = sub.add_parser("ops", help="list supported operators with their minimum opsets")
+    p.add_argument("--json", action="store_true")
+    _add_common(p)
+
+    p = sub.add_parser("verify", help="compare ONNX Runtime with Paddle on the same inputs")
+    p.add_argument("model", help="the Paddle model")
+    p.add_argument("--onnx", help="converted model (default: convert now)")
+    p.add_argument("--params", help="params file")
+    p.add_argument("--inputs", help=".npz with one array per model input (by input name)")
+    p.add_argument("--opset", type=int)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--batch", type=int, default=1, help="size for dynamic dims of random inputs")
+    p.add_argument("--rtol", type=float, default=1e-4)
+    p.add_argument("--atol", type=float, default=1e-4)
+    _add_common(p)
+
+    p = sub.add_parser("optimize", help="optimize any ONNX model")
+    try:
+        from pd2onnx.optimize.command import add_arguments
+    except ImportError:  # the optimizer package is optional at build time
+        add_arguments = None
+    if add_arguments is not None:
+        add_arguments(p)
+    _add_common(p)
+    return parser
+
+
+def _p2o_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="pd2onnx", description="paddle2onnx-compatible flags")
+    p.add_argument("--model_dir", required=True)
+    p.add_argument("--model_filename")
+    p.add_argument("--params_filename")
+    p.add_argument("--save_file", required=True)
+    p.add_argument("--opset_version", type=int)
+    p.add_argument("--enable_onnx_checker", type=_bool, default=False)
+    p.add_argument("--enable_auto_update_opset", type=_bool, default=True)
+    p.add_argument("--optimize_tool", default=None)
+    p.add_argument("--deploy_backend", default=None)
+    p.add_argument("--export_fp16_model", type=_bool, default=False)
+    _add_common(p)
+    return p
+
+
+def _setup_logging(args: argparse.Namespace) -> None:
+    level = logging.WARNING
+    if getattr(args, "quiet", False):
+        level = logging.ERROR
+    elif getattr(args, "verbose", 0) >= 2:
+        level = logging.DEBUG
+    elif getattr(args, "verbose", 0) == 1:
+        level = logging.INFO
+    logging.basicConfig(level=level, format="%(levelname)s: %(message)s")
+
+
+def _cmd_convert(args: argparse.Namespace) -> int:
+    from pd2onnx.api import check, convert
+    from pd2onnx.onnx_io import check_writable, save_model
+
+    output = args.output or (os.path.splitext(args.model.rstrip("/"))[0] + ".onnx")
+    check_writable(output)
+    model = convert(
+        args.model,
+        args.params,
+        opset=args.opset,
+        auto_opset=not args.no_auto_opset,
+        optimize=not args.no_optimize,
+        fp16=args.fp16,
+        keep_io_types=args.keep_io_types,
+        input_shapes=_parse_input_shapes(args.input_shape),
+    )
+    if args.check:
+        check(model)
+    files = save_model(model, output)
+    nodes = sum(1 for _ in model.graph.all_nodes())
+    print(f"wrote {', '.join(files)} (opset {model.opset_imports['']}, {nodes} nodes)")
+    return 0
+
+
+def _cmd_p2o(argv: list[str]) -> int:
+    args = _p2o_parser().parse_args(argv)
+    _setup_logging(args)
+    model_file = os.path.join(args.model_dir, args.model_filename) if args.model_filename else args.model_dir
+    params = os.path.join(args.model_dir, args.params_filename) if args.params_filename else None
+    from pd2onnx.api import export
+
+    export(model_file, params, args.save_file, args.opset_version,
+           auto_opset=args.enable_auto_update_opset, fp16=args.export_fp16_model,
+           enable_onnx_checker=args.enable_onnx_checker)
+    print(f"wrote {args.save_file}")
+    return 0
+
+
+def _cmd_info(args: argparse.Namespace) -> int:
+    from pd2onnx.paddle import load
+    from pd2onnx.paddle.info import describe, format_description
+
+    desc = describe(load(args.model, args.params))
+    print(json.dumps(desc, indent=2) if args.json else format_description(desc))
+    return 0
+
+
+def _cmd_ops(args: argparse.Namespace) -> int:
+    from pd2onnx.convert.support import format_ops_markdown, supported_ops
+
+    rows = supported_ops()
+    print(json.dumps(rows, indent=2) if args.json else format_ops_markdown(rows))
+    return 0
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from pd2onnx.verify import format_report, verify
+
+    report = verify(args.model, onnx_file=args.onnx, params_file=args.params, inputs_file=args.inputs,
+                    opset=args.opset, seed=args.seed, batch=args.batch)
+    print(format_report(report, args.rtol, args.atol))
+    return 0 if report.ok(args.rtol, args.atol) else 3
+
+
+def _cmd_optimize(args: argparse.Namespace) -> int:
+    from pd2onnx.optimize.command import run
+
+    return run(args)
+
+
+HANDLERS = {"convert": _cmd_convert, "info": _cmd_info, "ops": _cmd_ops, "verify": _cmd_verify,
+            "optimize": _cmd_optimize}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    try:
+        if argv and argv[0].startswith("--") and any(a.split("=")[0] in _P2O_FLAGS for a in argv):
+            return _cmd_p2o(argv)
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not args.command:
+            parser.print_help()
+            return 1
+        _setup_logging(args)
+        return HANDLERS[args.command](args)
+    except Pd2OnnxError as exc:
+        if debug:
+            raise
+        print(f"pd2onnx: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("pd2onnx: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

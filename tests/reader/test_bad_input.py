@@ -1,0 +1,216 @@
+"""Bad input: every mistake gets one clear error naming the file, with a hint, no traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import struct
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import pd2onnx
+from pd2onnx.errors import ModelFormatError
+from pd2onnx.paddle.framework_pb2 import ProgramDesc, VarType
+
+FEED, FETCH, DENSE, FP32 = 9, 10, 7, 5
+
+
+def _program(params: dict[str, tuple[int, list[int]]], model_path: str) -> None:
+    """A legacy ProgramDesc with feed x -> scale -> fetch and the given persistable vars."""
+    prog = ProgramDesc()
+    block = prog.blocks.add(idx=0, parent_idx=-1)
+    for name, kind in (("feed", FEED), ("fetch", FETCH)):
+        var = block.vars.add(name=name, persistable=True)
+        var.type.type = kind
+    for name, (dtype, dims) in {"x": (FP32, [-1, 2]), "y": (FP32, [-1, 2]), **params}.items():
+        var = block.vars.add(name=name, persistable=name in params)
+        var.type.type = DENSE
+        var.type.dense_tensor.tensor.data_type = dtype
+        var.type.dense_tensor.tensor.dims.extend(dims)
+    feed = block.ops.add(type="feed")
+    feed.inputs.add(parameter="X", arguments=["feed"])
+    feed.outputs.add(parameter="Out", arguments=["x"])
+    feed.attrs.add(name="col", type=0, i=0)
+    op = block.ops.add(type="scale")
+    op.inputs.add(parameter="X", arguments=["x"])
+    op.outputs.add(parameter="Out", arguments=["y"])
+    op.attrs.add(name="scale", type=1, f=2.0)
+    fetch = block.ops.add(type="fetch")
+    fetch.inputs.add(parameter="X", arguments=["y"])
+    fetch.outputs.add(parameter="Out", arguments=["fetch"])
+    fetch.attrs.add(name="col", type=0, i=0)
+    with open(model_path, "wb") as f:
+        f.write(prog.SerializeToString())
+
+
+def _record(arr: np.ndarray, code: int) -> bytes:
+    desc = VarType.TensorDesc(data_type=code, dims=list(arr.shape)).SerializeToString()
+    return struct.pack("<IQIi", 0, 0, 0, len(desc)) + desc + arr.tobytes()
+
+
+@pytest.fixture
+def model(tmp_path):
+    path = str(tmp_path / "m.pdmodel")
+    _program({"w": (FP32, [2, 3]), "b": (FP32, [3])}, path)
+    return path
+
+
+def _params(path: str, *records: bytes) -> str:
+    with open(path, "wb") as f:
+        f.write(b"".join(records))
+    return path
+
+
+def _raises(match: str, *args, **kwargs) -> ModelFormatError:
+    with pytest.raises(ModelFormatError) as info:
+        pd2onnx.load(*args, **kwargs)
+    text = str(info.value)
+    assert match in text, text
+    assert "hint:" in text, text
+    return info.value
+
+
+def test_good_handmade_model(model, tmp_path):
+    w, b = np.arange(6, dtype=np.float32).reshape(2, 3), np.ones(3, np.float32)
+    _params(str(tmp_path / "m.pdiparams"), _record(b, FP32), _record(w, FP32))  # sorted: b < w
+    program = pd2onnx.load(model)
+    assert np.array_equal(program.params["w"], w) and np.array_equal(program.params["b"], b)
+    assert [v.name for v in program.inputs] == ["x"] and [v.name for v in program.outputs] == ["y"]
+
+
+def test_missing_file(tmp_path):
+    err = _raises("no such file or directory", str(tmp_path / "nope"))
+    assert str(tmp_path / "nope") in str(err)
+
+
+def test_neither_format(tmp_path):
+    path = tmp_path / "junk.pdmodel"
+    path.write_bytes(b"\xff\xfe this is not a model \x00\x01")
+    _raises("junk.pdmodel", str(path))
+
+
+def test_truncated_protobuf(model):
+    data = open(model, "rb").read()
+    with open(model, "wb") as f:
+        f.write(data[: len(data) // 2])
+    _raises("m.pdmodel", model)
+
+
+def test_corrupt_json(tmp_path):
+    path = tmp_path / "m.json"
+    path.write_text('{"base_code": {"magic": "pir", "version": 4}, "program": {"regions": [')
+    _raises("not valid JSON", str(path))
+
+
+def test_json_without_pir_magic(tmp_path):
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps({"hello": 1}))
+    _raises("PIR magic", str(path))
+
+
+def test_json_with_dangling_operand(tmp_path):
+    op = {"#": "1.relu", "A": [], "I": [{"%": 42}], "O": [{"%": 1, "TT": {"#": "0.t_dtensor", "D": [{"#": "0.t_f32"}, [2], "NCHW", [], 0]}}]}
+    doc = {"base_code": {"magic": "pir", "version": 4, "trainable": False},
+           "program": {"regions": [{"#": "region_0", "blocks": [{"#": "block_0", "args": [], "ops": [op]}]}]}}
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(doc))
+    err = _raises("op #0 (1.relu)", str(path))
+    assert "value 42" in str(err)
+
+
+def test_params_missing(model):
+    _raises("no params file", model)
+
+
+def test_params_end_early(model, tmp_path):
+    b = _record(np.ones(3, np.float32), FP32)
+    w = _record(np.ones((2, 3), np.float32), FP32)
+    _params(str(tmp_path / "m.pdiparams"), b, w[:-5])
+    _raises("file ends early", model)
+
+
+def test_params_bytes_left_over(model, tmp_path):
+    b = _record(np.ones(3, np.float32), FP32)
+    w = _record(np.ones((2, 3), np.float32), FP32)
+    _params(str(tmp_path / "m.pdiparams"), b, w, b"\x00" * 7)
+    _raises("7 byte(s) left over", model)
+
+
+def test_record_size_disagrees(model, tmp_path):
+    b = _record(np.ones(4, np.float32), FP32)  # program says [3]
+    w = _record(np.ones((2, 3), np.float32), FP32)
+    _params(str(tmp_path / "m.pdiparams"), b, w)
+    _raises("has shape [4] but the program declares [3]", model)
+
+
+def test_absurd_dims_never_allocated(model, tmp_path):
+    desc = VarType.TensorDesc(data_type=FP32, dims=[2**40, 2**40]).SerializeToString()
+    huge = struct.pack("<IQIi", 0, 0, 0, len(desc)) + desc + b"\x00" * 16
+    _params(str(tmp_path / "m.pdiparams"), huge)
+    _raises("file ends early", model)
+
+
+def test_lod_rejected(model, tmp_path):
+    _params(str(tmp_path / "m.pdiparams"), struct.pack("<IQ", 0, 1) + b"\x00" * 64)
+    _raises("LoD level", model)
+
+
+def test_dtype_mismatch_is_reported_and_file_dtype_kept(model, tmp_path):
+    b = _record(np.ones(3, np.int8), 21)  # int8 weights while the program says float32
+    w = _record(np.ones((2, 3), np.float32), FP32)
+    _params(str(tmp_path / "m.pdiparams"), b, w)
+    program = pd2onnx.load(model)
+    assert program.params["b"].dtype == np.int8
+    assert any("stored as int8" in w for w in program.warnings)
+
+
+@pytest.mark.parametrize("suffix", [".pdparams", ".pdiparams.info"])
+def test_pickles_refused(tmp_path, suffix):
+    path = tmp_path / f"m{suffix}"
+    with open(path, "wb") as f:
+        pickle.dump({"w": np.ones(3)}, f, protocol=4)
+    err = _raises("pickle", str(path))
+    assert ("paddle.jit.save" if suffix == ".pdparams" else "neither needs nor unpickles") in str(err)
+
+
+def test_pickled_params_file_refused(model, tmp_path):
+    with open(tmp_path / "m.pdiparams", "wb") as f:
+        pickle.dump({"w": 1}, f, protocol=4)
+    _raises("pickle", model)
+
+
+def test_no_params_needed_no_file(tmp_path):
+    path = str(tmp_path / "m.pdmodel")
+    _program({}, path)
+    assert pd2onnx.load(path).params == {}
+
+
+def test_cli_prints_error_without_traceback(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "pd2onnx", "info", str(tmp_path / "nope.pdmodel")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert "pd2onnx: error:" in proc.stderr and "Traceback" not in proc.stderr
+    assert "nope.pdmodel" in proc.stderr
+
+
+def test_loading_and_converting_import_no_paddle(tmp_path):
+    """The reader and converter must never import paddle (it is a test dependency only)."""
+    path = str(tmp_path / "m.pdmodel")
+    _program({}, path)
+    code = (
+        "import sys, pd2onnx\n"
+        "from pd2onnx.api import convert\n"
+        f"p = pd2onnx.load({path!r})\n"
+        f"m = convert({path!r}, optimize=False)\n"
+        "bad = sorted(k for k in sys.modules if k == 'paddle' or k.startswith('paddle.'))\n"
+        "assert not bad, bad\n"
+        "print('ok', len(m.graph))\n"
+    )
+    env = dict(os.environ)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("ok")

@@ -1,0 +1,61 @@
+"""Every built model (op cases and reader models), both formats: pd2onnx's reader against
+Paddle's own view of the same files - parameters byte for byte, inputs, outputs, op counts."""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import importlib.util
+import json
+import os
+
+import pytest
+
+import pd2onnx
+from harness import builder
+from harness.cases import FORMATS, REGISTRY
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ONLY = set(os.environ.get("PD2ONNX_CASE_FILES", "").replace(".py", "").split(",")) - {""}
+FILES = sorted(glob.glob(os.path.join(HERE, "cases_*.py")) + glob.glob(os.path.join(HERE, "..", "ops", "cases_*.py")))
+for path in FILES:
+    if ONLY and os.path.basename(path)[:-3] not in ONLY:
+        continue
+    spec = importlib.util.spec_from_file_location(f"readercases_{os.path.basename(path)[:-3]}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+PARAMS = [pytest.param(c, f, id=f"{n}-{f}") for n, c in sorted(REGISTRY.items()) for f in FORMATS if f in c.formats]
+
+
+def _our_hist(program) -> list[dict[str, int]]:
+    hists = []
+    for block in program.blocks:
+        hist: dict[str, int] = {}
+        for op in block.ops:
+            name = op.site.op_type
+            hist[name] = hist.get(name, 0) + 1
+        hists.append(hist)
+    return hists
+
+
+@pytest.mark.parametrize("case,fmt", PARAMS)
+def test_reader_matches_paddle(case, fmt):
+    built = builder.get(case, fmt)
+    assert built.error is None, built.error
+    with open(os.path.join(built.dir, "view.json")) as f:
+        view = json.load(f)
+    program = pd2onnx.load(built.model_file)
+
+    assert [v.name for v in program.inputs] == view["inputs"]
+    if fmt == "legacy":
+        assert [v.name for v in program.outputs] == view["outputs"]
+    else:
+        assert len(program.outputs) == len(view["outputs"])
+    assert _our_hist(program) == view["ops"]
+
+    assert sorted(program.params) == sorted(view["params"])
+    for name, want in view["params"].items():
+        arr = program.params[name]
+        assert list(arr.shape) == want["shape"], name
+        assert hashlib.sha256(arr.tobytes()).hexdigest() == want["sha256"], f"{name}: bytes differ"
