@@ -105,6 +105,8 @@ def run_paddle(program: Program, feeds: dict[str, np.ndarray]) -> list[np.ndarra
         ) from None
     cfg = pi.Config(program.model_file, program.params_file or "")
     cfg.disable_gpu()
+    if hasattr(cfg, "disable_mkldnn"):
+        cfg.disable_mkldnn()  # oneDNN kernels reject some valid programs (e.g. interp scales)
     cfg.switch_ir_optim(False)
     cfg.disable_glog_info()
     pred = pi.create_predictor(cfg)

@@ -49,6 +49,7 @@ class Case:
 
 
 REGISTRY: dict[str, Case] = {}
+_LOADED: set[str] = set()
 
 
 def case(
@@ -76,3 +77,36 @@ def case(
         return fn
 
     return register
+
+
+def load_case_files(directory: str, prefix: str) -> None:
+    """Import every ``cases_*.py`` in ``directory`` (registering its cases).
+
+    ``PD2ONNX_CASE_FILES=cases_nn,cases_tensor`` restricts it (and so the Paddle builds).
+    """
+    import glob
+    import importlib.util
+    import os
+
+    only = set(os.environ.get("PD2ONNX_CASE_FILES", "").replace(".py", "").split(",")) - {""}
+    for path in sorted(glob.glob(os.path.join(directory, "cases_*.py"))):
+        path = os.path.realpath(path)
+        stem = os.path.basename(path)[:-3]
+        if (only and stem not in only) or path in _LOADED:
+            continue
+        _LOADED.add(path)
+        spec = importlib.util.spec_from_file_location(f"{prefix}_{stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+
+
+def params(formats: tuple[str, ...] = FORMATS, names: list[str] | None = None) -> list:
+    """pytest params (case, fmt) for the registered cases."""
+    import pytest
+
+    return [
+        pytest.param(c, f, id=f"{n}-{f}")
+        for n, c in sorted(REGISTRY.items())
+        if names is None or n in names
+        for f in formats
+    ]

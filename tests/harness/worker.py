@@ -59,6 +59,8 @@ def _predict(model_file, params_file, inputs):
 
     cfg = pi.Config(model_file, params_file if os.path.exists(params_file) else "")
     cfg.disable_gpu()
+    if hasattr(cfg, "disable_mkldnn"):
+        cfg.disable_mkldnn()  # oneDNN kernels reject some valid programs (e.g. interp scales)
     cfg.switch_ir_optim(False)
     cfg.disable_glog_info()
     pred = pi.create_predictor(cfg)

@@ -7,34 +7,19 @@ newest opset the installed onnx knows is converted and checked too.
 
 from __future__ import annotations
 
-import glob
-import importlib.util
 import os
 
 import pytest
 
 from harness import builder
-from harness.cases import FORMATS, REGISTRY
+from harness.cases import REGISTRY, load_case_files, params
 from harness.check import check_built
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-# PD2ONNX_CASE_FILES=cases_nn,cases_tensor restricts the run (and the Paddle builds) to those files.
-ONLY = set(os.environ.get("PD2ONNX_CASE_FILES", "").replace(".py", "").split(",")) - {""}
-for path in sorted(glob.glob(os.path.join(HERE, "cases_*.py"))):
-    if ONLY and os.path.basename(path)[:-3] not in ONLY:
-        continue
-    spec = importlib.util.spec_from_file_location(f"opcases_{os.path.basename(path)[:-3]}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-
-PARAMS = [
-    pytest.param(case, fmt, id=f"{name}-{fmt}")
-    for name, case in sorted(REGISTRY.items())
-    for fmt in FORMATS
-]
+load_case_files(os.path.dirname(os.path.abspath(__file__)), "opcases")
+OP_CASES = [n for n, c in REGISTRY.items() if "/tests/ops/" in c.module]
 
 
-@pytest.mark.parametrize("case,fmt", PARAMS)
+@pytest.mark.parametrize("case,fmt", params(names=OP_CASES))
 def test_op(case, fmt):
     if fmt not in case.formats:
         pytest.skip(f"{fmt} not built for this case: {case.why}")
