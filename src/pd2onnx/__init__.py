@@ -5,12 +5,14 @@ Heavy modules are imported lazily so that ``import pd2onnx`` and the CLI start f
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pd2onnx._version import __version__
 from pd2onnx.errors import ConversionError, ModelFormatError, Pd2OnnxError, UnsupportedOpError, UsageError
 
 if TYPE_CHECKING:
+    import onnx_ir as ir
+
     from pd2onnx.paddle.program import Program
 
 
@@ -21,7 +23,33 @@ def load(path: str, params_file: str | None = None) -> Program:
     return _load(path, params_file)
 
 
+def export(
+    model_file: str,
+    params_file: str | None = None,
+    save_file: str | None = None,
+    opset_version: int | None = None,
+    **kwargs: Any,
+) -> bytes | None:
+    """Convert a Paddle model; write ``save_file`` or return the ONNX bytes (Paddle2ONNX-style).
+
+    Keyword options: ``auto_opset`` (default True), ``optimize`` (True), ``fp16``,
+    ``keep_io_types``, ``enable_onnx_checker``.
+    """
+    from pd2onnx.api import export as _export
+
+    return _export(model_file, params_file, save_file, opset_version, **kwargs)
+
+
+def convert(model: str, params_file: str | None = None, **kwargs: Any) -> ir.Model:
+    """Convert a Paddle model to an in-memory ONNX model (``onnx_ir.Model``); see ``export``."""
+    from pd2onnx.api import convert as _convert
+
+    return _convert(model, params_file, **kwargs)
+
+
 __all__ = [
+    "convert",
+    "export",
     "ConversionError",
     "ModelFormatError",
     "Pd2OnnxError",

@@ -1,0 +1,151 @@
+"""The command line: convert, info, ops, verify and the paddle2onnx-compatible flags."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import pytest
+
+from harness import builder
+from harness.cases import REGISTRY, load_case_files
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+load_case_files(os.path.join(HERE, "ops"), "opcases")
+
+
+def run(*args: str, cwd: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pd2onnx", *args], capture_output=True, text=True, cwd=cwd)
+
+
+@pytest.fixture(scope="module", params=["pir", "legacy"])
+def model(request) -> str:
+    built = builder.get(REGISTRY["relu"], request.param)
+    assert built.error is None, built.error
+    return built.model_file
+
+
+def test_convert_writes_a_checked_model(model, tmp_path):
+    out = tmp_path / "relu.onnx"
+    proc = run("convert", model, "-o", str(out), "--check")
+    assert proc.returncode == 0, proc.stderr
+    onnx.checker.check_model(onnx.load(str(out)), full_check=True)
+    assert "wrote" in proc.stdout
+
+
+def test_convert_is_deterministic(model, tmp_path):
+    a, b = tmp_path / "a.onnx", tmp_path / "b.onnx"
+    for out in (a, b):
+        assert run("convert", model, "-o", str(out)).returncode == 0
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_opset_out_of_range(model, tmp_path):
+    proc = run("convert", model, "-o", str(tmp_path / "x.onnx"), "--opset", "5")
+    assert proc.returncode == 1
+    assert "opset 5 is out of range" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "x.onnx").exists()
+
+
+def test_unwritable_output(model, tmp_path):
+    proc = run("convert", model, "-o", str(tmp_path / "missing_dir" / "x.onnx"))
+    assert proc.returncode == 1 and "output directory does not exist" in proc.stderr
+
+
+def test_no_auto_opset(tmp_path):
+    """An op needing a newer opset: raised by default, refused with --no-auto-opset."""
+    needy = [c for c in REGISTRY.values() if "/tests/ops/" in c.module]
+    from pd2onnx.convert.registry import get_mapper
+
+    for case in needy:
+        mappers = [get_mapper(op) for op in case.ops]
+        if all(m is not None and not callable(m.min_opset) and m.min_opset > 7 for m in mappers):
+            built = builder.get(case, "pir")
+            break
+    else:
+        pytest.fail("no registered case exercises an op whose minimum opset is above 7")
+    need = max(get_mapper(op).min_opset for op in case.ops)
+    proc = run("convert", built.model_file, "-o", str(tmp_path / "x.onnx"), "--opset", "7", "--no-auto-opset")
+    assert proc.returncode == 1 and f"needs opset {need}" in proc.stderr, proc.stderr
+    proc = run("convert", built.model_file, "-o", str(tmp_path / "x.onnx"), "--opset", "7", "-v")
+    assert proc.returncode == 0, proc.stderr
+    assert "raising the opset from 7" in proc.stderr
+    assert onnx.load(str(tmp_path / "x.onnx")).opset_import[0].version >= need
+
+
+def test_unsupported_ops_listed_with_exit_code_2(tmp_path):
+    built = builder.get(REGISTRY["reader_control_flow"] if "reader_control_flow" in REGISTRY else _cf(), "legacy")
+    proc = run("convert", built.model_file, "-o", str(tmp_path / "x.onnx"))
+    assert proc.returncode == 2, proc.stderr
+    assert "unsupported operator type(s)" in proc.stderr
+    assert "while x1: block 0, op #" in proc.stderr
+    assert not (tmp_path / "x.onnx").exists()
+
+
+def _cf():
+    load_case_files(os.path.join(HERE, "reader"), "readercases")
+    return REGISTRY["reader_control_flow"]
+
+
+def test_info_json(model):
+    proc = run("info", model, "--json")
+    assert proc.returncode == 0, proc.stderr
+    desc = json.loads(proc.stdout)
+    assert desc["inputs"][0]["name"] == "x0"
+    assert desc["inputs"][0]["dtype"] == "float32"
+    assert desc["op_count"] >= 3
+
+
+def test_ops_lists_mappers():
+    proc = run("ops", "--json")
+    rows = json.loads(proc.stdout)
+    names = {r["op"] for r in rows}
+    assert {"relu", "scale", "full"} <= names
+
+
+def test_docs_ops_table_is_current():
+    from pd2onnx.convert.support import format_ops_markdown, supported_ops
+
+    with open(os.path.join(HERE, "..", "docs", "ops.md")) as f:
+        assert f.read() == format_ops_markdown(supported_ops()), "run: python tools/gen_ops_doc.py"
+
+
+def test_verify_against_paddle(model):
+    proc = run("verify", model)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "ok" in proc.stdout
+
+
+def test_verify_rejects_wrong_inputs_file(model, tmp_path):
+    path = tmp_path / "in.npz"
+    np.savez(path, wrong=np.zeros((2, 3, 4), np.float32))
+    proc = run("verify", model, "--inputs", str(path))
+    assert proc.returncode == 1
+    assert "the model's inputs are ['x0']" in proc.stderr
+
+
+def test_verify_rejects_wrong_input_shape(model, tmp_path):
+    path = tmp_path / "in.npz"
+    np.savez(path, x0=np.zeros((2, 3), np.float32))
+    proc = run("verify", model, "--inputs", str(path))
+    assert proc.returncode == 1 and "has shape [2, 3]" in proc.stderr
+
+
+def test_paddle2onnx_flags(model, tmp_path):
+    out = tmp_path / "p2o.onnx"
+    proc = run("--model_dir", os.path.dirname(model), "--model_filename", os.path.basename(model),
+               "--params_filename", "model.pdiparams", "--save_file", str(out),
+               "--opset_version", "13", "--enable_onnx_checker", "True")
+    assert proc.returncode == 0, proc.stderr
+    assert onnx.load(str(out)).opset_import[0].version == 13
+
+
+def test_python_export_returns_bytes(model):
+    import pd2onnx
+
+    data = pd2onnx.export(model, opset_version=17)
+    assert onnx.load_from_string(data).opset_import[0].version == 17
