@@ -76,3 +76,15 @@ class UnsupportedOpError(Pd2OnnxError):
             file=file,
             hint="run 'pd2onnx ops' for the supported list; please report missing ops",
         )
+
+
+class OpsetTooLow(Exception):
+    """Raised by a mapper (``ctx.require_opset``) that finds, while converting, that the
+    op's actual arguments (runtime tensors, dynamic dims) need a newer opset than its
+    static rule said. The exporter then converts again at that opset (or reports it)."""
+
+    def __init__(self, opset: int, site: OpSite, why: str):
+        self.opset = opset
+        self.site = site
+        self.why = why
+        super().__init__(f"{site.op_type} ({site}) needs opset {opset}: {why}")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import onnx_ir as ir
 
-from pd2onnx.errors import ConversionError
+from pd2onnx.errors import ConversionError, OpsetTooLow
 from pd2onnx.paddle import dtypes
 
 if TYPE_CHECKING:
@@ -91,6 +91,16 @@ class OpContext:
             file=self.state.program.model_file,
             hint=hint,
         )
+
+    def require_opset(self, opset: int, why: str) -> None:
+        """Declare, while converting, that this op's arguments need ``opset`` or newer.
+
+        Use it when the static ``min_opset`` rule cannot know (a runtime tensor argument, a
+        dynamic dim): the exporter converts again at the higher opset (unless the user
+        passed --no-auto-opset, in which case the user is told what to pass).
+        """
+        if self.opset < opset:
+            raise OpsetTooLow(opset, self.pd.site, why)
 
     def attr(self, name: str, default: Any = None) -> Any:
         value = self.pd.attrs.get(name, default)

@@ -11,7 +11,7 @@ import onnx_ir as ir
 from pd2onnx._version import __version__
 from pd2onnx.convert.context import OpContext, onnx_dtype
 from pd2onnx.convert.registry import get_mapper
-from pd2onnx.errors import ConversionError, OpSite, Pd2OnnxError, UnsupportedOpError, UsageError
+from pd2onnx.errors import ConversionError, OpSite, OpsetTooLow, Pd2OnnxError, UnsupportedOpError, UsageError
 from pd2onnx.paddle.program import Op, Program
 
 log = logging.getLogger(__name__)
@@ -136,7 +136,7 @@ def convert_block_ops(state: ConvertState, ops: list[Op]) -> None:
         ctx = OpContext(state, op)
         try:
             mapper.fn(ctx)
-        except Pd2OnnxError:
+        except (Pd2OnnxError, OpsetTooLow):
             raise
         except Exception as exc:
             raise ConversionError(
@@ -190,10 +190,31 @@ def choose_opset(program: Program, opset: int | None, auto_opset: bool) -> int:
 
 
 def export_program(program: Program, opset: int | None = None, auto_opset: bool = True) -> ir.Model:
-    """Program -> onnx_ir Model. Raises UnsupportedOpError listing every unsupported op."""
+    """Program -> onnx_ir Model. Raises UnsupportedOpError listing every unsupported op.
+
+    When a mapper finds that its actual arguments need a newer opset (``OpsetTooLow``), the
+    conversion starts again at that opset (or fails with --no-auto-opset).
+    """
+    target = choose_opset(program, opset, auto_opset)
+    newest = newest_opset()
+    while True:
+        try:
+            return _export_at(program, target)
+        except OpsetTooLow as exc:
+            if not auto_opset or exc.opset > newest:
+                raise UsageError(
+                    f"opset {target} is too low: {exc.site.op_type} ({exc.site}) needs opset {exc.opset} "
+                    f"({exc.why})",
+                    file=program.model_file,
+                    hint=f"pass --opset {exc.opset}" + (" or drop --no-auto-opset" if not auto_opset else ""),
+                ) from None
+            log.warning("raising the opset from %d to %d: %s", target, exc.opset, exc)
+            target = exc.opset
+
+
+def _export_at(program: Program, target: int) -> ir.Model:
     import onnx.helper
 
-    target = choose_opset(program, opset, auto_opset)
     graph = ir.Graph([], [], nodes=[], opset_imports={"": target}, name=_graph_name(program))
     state = ConvertState(program, target, graph)
     for value in program.inputs:
@@ -203,9 +224,19 @@ def export_program(program: Program, opset: int | None = None, auto_opset: bool 
         state.env[value.name] = inp
     convert_block_ops(state, program.main.ops)
     _bind_outputs(state)
-    ir_version = onnx.helper.find_min_ir_version_for([onnx.helper.make_opsetid("", target)])
-    return ir.Model(graph, ir_version=max(ir_version, 7 if target >= 13 else ir_version),
-                    producer_name="pd2onnx", producer_version=__version__)
+    _drop_unused_initializers(graph)
+    # IR version 4 is the first that lets initializers be something else than graph inputs.
+    ir_version = max(4, onnx.helper.find_min_ir_version_for([onnx.helper.make_opsetid("", target)]))
+    return ir.Model(graph, ir_version=ir_version, producer_name="pd2onnx", producer_version=__version__)
+
+
+def _drop_unused_initializers(graph: ir.Graph) -> None:
+    """Constants a mapper read at conversion time (e.g. PIR ``full_int_array`` shapes) and
+    never used as values."""
+    outputs = set(graph.outputs)
+    for name, value in list(graph.initializers.items()):
+        if not value.uses() and value not in outputs:
+            del graph.initializers[name]
 
 
 def _graph_name(program: Program) -> str:
@@ -243,5 +274,8 @@ def _bind_outputs(state: ConvertState) -> None:
         if out.dtype is not None:
             value.type = ir.TensorType(onnx_dtype(out.dtype))
         if out.shape is not None:
-            value.shape = ir.Shape([d if d >= 0 else None for d in out.shape])
+            # Legacy programs' compile-time dims can be wrong (Paddle 2.6 declares 1 for an
+            # expand_v2 -1 dim), so only their rank is trusted; PIR dims are kept.
+            trust = program.format == "pir"
+            value.shape = ir.Shape([d if trust and d >= 0 else None for d in out.shape])
         graph.outputs.append(value)

@@ -25,6 +25,19 @@ FLOAT_TYPES = frozenset(
 )
 
 
+def _contig(array) -> np.ndarray:
+    """C-contiguous copy-if-needed that keeps 0-d arrays 0-d (np.ascontiguousarray does not)."""
+    return np.asarray(array, order="C")
+
+
+def derived_name(name: str | None, suffix: str, fallback: str = "w") -> str:
+    """``name`` + ``suffix`` without stacking the same suffix on repeated rewrites."""
+    base = name or fallback
+    while base.endswith(suffix):
+        base = base[: -len(suffix)]
+    return base + suffix
+
+
 def is_onnx(node: ir.Node) -> bool:
     return node.domain in ONNX_DOMAINS
 
@@ -203,7 +216,7 @@ def broadcast_keeps_shape(x_dims: list[int | None] | None, c_shape: Sequence[int
 
 def attr(node: ir.Node, name: str, default: Any = None) -> Any:
     a = node.attributes.get(name)
-    if a is None or isinstance(a, ir.RefAttr) or getattr(a, "is_ref", lambda: False)():
+    if a is None or getattr(a, "is_ref", lambda: False)():
         return default
     value = a.value
     if a.type in (ir.AttributeType.INTS, ir.AttributeType.FLOATS, ir.AttributeType.STRINGS):
@@ -251,7 +264,7 @@ class Namer:
 
 def new_initializer(graph: ir.Graph, array: np.ndarray, namer: Namer, base: str) -> ir.Value:
     """Register ``array`` as a new initializer of ``graph`` (fresh name) and return its value."""
-    array = np.ascontiguousarray(array)
+    array = _contig(array)
     name = namer.fresh(base)
     tensor = ir.tensor(array, name=name)
     value = ir.Value(name=name, shape=ir.Shape(array.shape), type=ir.TensorType(tensor.dtype), const_value=tensor)

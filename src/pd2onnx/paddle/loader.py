@@ -68,9 +68,7 @@ def locate(path: str, params_file: str | None = None) -> tuple[str, str | None]:
                 file=path,
                 hint="check the path; a model is a .json or .pdmodel file with a .pdiparams beside it",
             )
-    if params_file is not None:
-        if not os.path.isfile(params_file):
-            raise ModelFormatError("params file not found", file=params_file, hint="check the path")
+    if params_file is not None:  # a missing one is an error only if the program has parameters
         return model, params_file
     return model, _params_beside(model)
 

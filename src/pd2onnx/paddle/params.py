@@ -158,7 +158,8 @@ def read_params(path: str | None, expected: list[Expected], warnings: list[str])
         return {}
     if path is None or not os.path.exists(path):
         raise ModelFormatError(
-            f"the program declares {len(expected)} parameter(s) but there is no params file",
+            f"the program declares {len(expected)} parameter(s) but "
+            + ("there is no params file" if path is None else "the params file does not exist"),
             file=path or "(params file)",
             hint="pass the .pdiparams file written with the model (params_file=... / --params_filename)",
         )

@@ -108,6 +108,9 @@ def define(
     )
     if name in _BY_NAME:
         raise ValueError(f"op {name!r} is defined twice")
+    for key in opdef.tensor:
+        if key not in opdef.inputs:
+            raise ValueError(f"op {name!r}: tensor argument {key!r} is not one of its inputs {opdef.inputs}")
     _BY_NAME[name] = opdef
     for legacy_name in legacy_names:
         if legacy_name in _BY_LEGACY:

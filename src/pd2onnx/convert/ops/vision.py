@@ -1,0 +1,415 @@
+"""Vision ops: interpolation (``*_interp``) and ``grid_sample``.
+
+Paddle's interpolation kernels (phi ``interpolate_kernel``), per spatial axis:
+
+- output size: ``size_tensor`` > ``out_size`` > scale (``scale_tensor`` > ``scale``, then
+  ``out = int(float(in) * scale)``) > the ``out_d/out_h/out_w`` attributes; when every
+  spatial size is unchanged the input is copied, whatever the scale;
+- ratio (float32): 0 when out == 1; ``(in-1)/(out-1)`` with align_corners; else ``1/scale``
+  (double division) with a scale, ``in/out`` without;
+- nearest: ``int(ratio*k)``, or ``int(ratio*k + 0.5)`` with align_corners;
+- linear/bilinear/trilinear: half-pixel with negative coordinates clamped (align_mode 0) or
+  ``ratio*k`` (align_mode 1); bicubic: half-pixel (no clamping), a = -0.75.
+
+Linear and cubic map to ONNX Resize (continuous in the coordinate, so float rounding of the
+ratio is harmless). Nearest picks an index with floor/round, where ONNX's ``x / (out/in)``
+and Paddle's ``k * (in/out)`` disagree at integer boundaries (e.g. 14 -> 2), so nearest uses
+Resize only when every ratio is a power of two (both exact) and otherwise Gathers the indices
+Paddle computes (constants when the sizes are static).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import onnx_ir as ir
+
+from pd2onnx.convert.context import OpContext
+from pd2onnx.convert.registry import mapper
+from pd2onnx.paddle.program import Op
+
+INTERP_OPS = ("nearest_interp", "bilinear_interp", "bicubic_interp", "linear_interp", "trilinear_interp")
+_TENSOR_SLOTS = ("out_size", "size_tensor", "scale_tensor")
+
+F32 = np.float32
+
+
+# ---------------------------------------------------------------------- what the op asks for
+def _attr_scales(attrs: dict, n: int) -> list[float] | None:
+    """The ``scale`` attribute as the kernel reads it (2-D/3-D ignore a single value)."""
+    scale = attrs.get("scale")
+    if isinstance(scale, (int, float)):
+        scale = [scale]
+    scale = [float(s) for s in scale or []]
+    if (n == 1 and len(scale) >= 1) or len(scale) > 1:
+        values = scale[:n] if n > 1 else scale[:1]
+        return values if all(s > 0 for s in values) else None
+    return None
+
+
+def _is_pow2(x: float) -> bool:
+    m, _ = np.frexp(x)
+    return x > 0 and m == 0.5
+
+
+def _has_tensor(op: Op) -> bool:
+    return any(op.inputs.get(s) for s in _TENSOR_SLOTS)
+
+
+def interp_min_opset(op: Op) -> int:
+    """7 (Upsample) / 10 (Resize-10) only for the asymmetric cases with constant scales, else 11."""
+    method = op.type.split("_")[0]
+    if _has_tensor(op):
+        return 11
+    n = 3 if method == "trilinear" else 1 if method == "linear" else 2
+    scales = _attr_scales(op.attrs, n)
+    if method == "nearest":
+        if op.attrs.get("align_corners") or scales is None:
+            return 7  # Gather with indices computed from the (static or runtime) input size
+        if all(_is_pow2(s) for s in scales):
+            return 7 if all(s >= 1 for s in scales) else 10
+        return 11
+    if method in ("bilinear",) and scales is not None and not op.attrs.get("align_corners"):
+        if int(op.attrs.get("align_mode", 1)) == 1 and not any(1 < s < 2 for s in scales):
+            return 7 if all(s >= 1 for s in scales) else 10
+    return 11
+
+
+@dataclass
+class Plan:
+    """Spatial axes of the channel-first input and what Paddle computes for them."""
+
+    method: str
+    n: int
+    align_corners: bool
+    align_mode: int
+    in_static: list[int] | None  # spatial input dims when all static
+    sizes: list[int] | ir.Value | None = None  # from a size argument (int64)
+    scales: list[float] | ir.Value | None = None  # from a scale argument (float32)
+
+
+def _scale_tensor(ctx: OpContext, n: int) -> list[float] | ir.Value:
+    const = ctx.const_value("scale_tensor")
+    if const is not None:
+        vals = [float(v) for v in np.asarray(const, dtype=np.float32).reshape(-1)]
+        return vals[:n] if len(vals) > 1 else vals * n
+    value = ctx.reshape(ctx.cast(ctx.input("scale_tensor"), "float32", ctx.input_dtype("scale_tensor")), [-1])
+    length = ctx.input_shape("scale_tensor")
+    if n > 1 and (len(length) == 0 or length[0] == 1):
+        return ctx.op.Expand(value, ctx.const_i64([n]))
+    if n > 1 and (len(length) == 1 and length[0] > n):
+        return ctx.slice(value, [0], [n], [0])
+    return value
+
+
+def make_plan(ctx: OpContext, method: str, n: int, x_shape: tuple[int, ...]) -> Plan:
+    spatial = list(x_shape[2:])
+    plan = Plan(
+        method,
+        n,
+        bool(ctx.attr("align_corners", False)),
+        int(ctx.attr("align_mode", 1)),
+        spatial if all(d >= 0 for d in spatial) else None,
+    )
+    if ctx.has_input("size_tensor"):
+        plan.sizes = ctx.int_array("size_tensor")
+        return plan
+    scales = _scale_tensor(ctx, n) if ctx.has_input("scale_tensor") else _attr_scales(ctx.pd.attrs, n)
+    if ctx.has_input("out_size"):
+        if scales is not None and not plan.align_corners:
+            raise ctx.fail("both a scale and out_size are given", hint="give the op either a size or a scale")
+        plan.sizes = ctx.int_array("out_size")
+        return plan
+    if scales is not None:
+        plan.scales = scales
+        return plan
+    attrs = [int(ctx.attr(k, -1)) for k in ("out_d", "out_h", "out_w")][3 - n :]
+    if any(a <= 0 for a in attrs):
+        raise ctx.fail(f"no output size or scale (out_d/out_h/out_w = {attrs})")
+    plan.sizes = attrs
+    return plan
+
+
+def static_out(plan: Plan) -> list[int] | None:
+    """Spatial output sizes when known at conversion time."""
+    if isinstance(plan.sizes, list):
+        return plan.sizes
+    if isinstance(plan.scales, list) and plan.in_static is not None:
+        return [int(F32(i) * F32(s)) for i, s in zip(plan.in_static, plan.scales)]
+    return None
+
+
+# ---------------------------------------------------------------------- layout
+def _to_channel_first(ctx: OpContext, x: ir.Value, rank: int, channel_last: bool) -> ir.Value:
+    if not channel_last:
+        return x
+    return ctx.op.Transpose(x, perm=[0, rank - 1, *range(1, rank - 1)])
+
+
+def _from_channel_first(ctx: OpContext, y: ir.Value, rank: int, channel_last: bool) -> ir.Value:
+    if not channel_last:
+        return y
+    return ctx.op.Transpose(y, perm=[0, *range(2, rank), 1])
+
+
+def _cf_shape(shape: tuple[int, ...], channel_last: bool) -> tuple[int, ...]:
+    return (shape[0], shape[-1], *shape[1:-1]) if channel_last else tuple(shape)
+
+
+# ---------------------------------------------------------------------- runtime pieces
+def _spatial_dims(ctx: OpContext, x: ir.Value, n: int) -> ir.Value:
+    """Shape(x)[2:] as int64 (channel-first x)."""
+    return ctx.shape_of(x, 2, 2 + n)
+
+
+def _out_sizes_value(ctx: OpContext, plan: Plan, x: ir.Value) -> ir.Value:
+    """Spatial output sizes as an int64 tensor (runtime)."""
+    if plan.sizes is not None:
+        return plan.sizes if isinstance(plan.sizes, ir.Value) else ctx.const_i64(plan.sizes)
+    in_f = ctx.cast(_spatial_dims(ctx, x, plan.n), "float32", "int64")
+    scales = plan.scales if isinstance(plan.scales, ir.Value) else ctx.const(np.asarray(plan.scales, F32))
+    return ctx.cast(ctx.op.Floor(ctx.op.Mul(in_f, scales)), "int64", "float32")
+
+
+def _copies_input(plan: Plan) -> bool | None:
+    """Whether Paddle copies the input (all spatial sizes unchanged); None if only known at runtime."""
+    out = static_out(plan)
+    if out is not None and plan.in_static is not None:
+        return out == plan.in_static
+    if isinstance(plan.scales, list) and not any(1 < s < 2 for s in plan.scales):
+        return all(s == 1 for s in plan.scales)  # in*s == in only for s in (1, 2) or s == 1
+    if isinstance(plan.scales, list) or isinstance(plan.scales, ir.Value):
+        return None
+    return False  # sizes: an unchanged size gives ratio 1, which already copies
+
+
+def _all_same_size(ctx: OpContext, plan: Plan, x: ir.Value) -> ir.Value:
+    """Runtime flag: every spatial output size equals the input's."""
+    same = ctx.op.Equal(_out_sizes_value(ctx, plan, x), _spatial_dims(ctx, x, plan.n))
+    as_int = ctx.cast(same, "int64", "bool")
+    return ctx.cast(ctx.reduce("ReduceMin", as_int, [0], keepdims=False), "bool", "int64")
+
+
+# ---------------------------------------------------------------------- nearest (exact)
+def nearest_indices_np(in_dim: int, out_dim: int, scale: float | None, align: bool) -> np.ndarray:
+    """Paddle's nearest source indices for one axis, in its float32/double arithmetic."""
+    ratio = F32(0.0)
+    if out_dim > 1:
+        if align:
+            ratio = F32(in_dim - 1) / F32(out_dim - 1)
+        elif scale is not None:
+            ratio = F32(1.0 / scale)
+        else:
+            ratio = F32(in_dim) / F32(out_dim)
+    prod = np.arange(out_dim, dtype=F32) * ratio
+    if align:
+        return (prod.astype(np.float64) + 0.5).astype(np.int64)
+    return prod.astype(np.int64)
+
+
+def _nearest_indices_graph(
+    ctx: OpContext, in_dim: ir.Value, out_dim: ir.Value | int, scale, align: bool
+) -> ir.Value:
+    """The same computation as ONNX ops (runtime sizes). in_dim/out_dim: int64 scalars."""
+    if isinstance(out_dim, int):
+        k = ctx.const(np.arange(out_dim, dtype=F32))
+        out_v = ctx.const(np.int64(out_dim))
+    else:
+        k = ctx.cast(
+            ctx.op.Range(ctx.const(np.int64(0)), out_dim, ctx.const(np.int64(1))), "float32", "int64"
+        )
+        out_v = out_dim
+    one = ctx.const(np.int64(1))
+    if align:
+        num = ctx.op.Sub(in_dim, one)
+        den = ctx.op.Max(ctx.op.Sub(out_v, one), one)  # out == 1: k is 0 anyway
+        ratio = ctx.op.Div(ctx.cast(num, "float32", "int64"), ctx.cast(den, "float32", "int64"))
+    elif scale is not None:
+        ratio = ctx.const(F32(1.0 / scale)) if isinstance(scale, float) else _reciprocal_f32(ctx, scale)
+    else:
+        ratio = ctx.op.Div(ctx.cast(in_dim, "float32", "int64"), ctx.cast(out_v, "float32", "int64"))
+    prod = ctx.op.Mul(k, ratio)
+    if align:
+        prod = ctx.op.Add(ctx.cast(prod, "float64", "float32"), ctx.const(0.5, "float64"))
+        return ctx.cast(ctx.op.Floor(prod), "int64", "float64")
+    return ctx.cast(ctx.op.Floor(prod), "int64", "float32")
+
+
+def _reciprocal_f32(ctx: OpContext, scale: ir.Value) -> ir.Value:
+    """float(1.0 / scale) with the division in double, as the kernel does."""
+    inv = ctx.op.Div(ctx.const(1.0, "float64"), ctx.cast(scale, "float64", "float32"))
+    return ctx.cast(inv, "float32", "float64")
+
+
+def _axis_scale(plan: Plan, ctx: OpContext, j: int):
+    if plan.scales is None:
+        return None
+    if isinstance(plan.scales, list):
+        return plan.scales[j]
+    return ctx.reshape(ctx.slice(plan.scales, [j], [j + 1], [0]), [])
+
+
+def nearest_gather(ctx: OpContext, plan: Plan, x: ir.Value) -> ir.Value:
+    out_static = static_out(plan)
+    copies = _copies_input(plan)
+    if copies:
+        return x
+    if plan.in_static is not None and out_static is not None:
+        y = x
+        for j, (i, o) in enumerate(zip(plan.in_static, out_static)):
+            idx = nearest_indices_np(
+                i, o, None if plan.scales is None else plan.scales[j], plan.align_corners
+            )
+            if not np.array_equal(idx, np.arange(i)):
+                y = ctx.op.Gather(y, ctx.const(idx), axis=2 + j)
+        return y
+    dims = _spatial_dims(ctx, x, plan.n)
+    outs = out_static if out_static is not None else _out_sizes_value(ctx, plan, x)
+    same = _all_same_size(ctx, plan, x) if copies is None else None
+    y = x
+    for j in range(plan.n):
+        in_j = ctx.reshape(ctx.slice(dims, [j], [j + 1], [0]), [])
+        out_j = outs[j] if isinstance(outs, list) else ctx.reshape(ctx.slice(outs, [j], [j + 1], [0]), [])
+        idx = _nearest_indices_graph(ctx, in_j, out_j, _axis_scale(plan, ctx, j), plan.align_corners)
+        if same is not None:
+            idx = ctx.op.Where(same, ctx.op.Range(ctx.const(np.int64(0)), in_j, ctx.const(np.int64(1))), idx)
+        y = ctx.op.Gather(y, idx, axis=2 + j)
+    return y
+
+
+def nearest_resize_ok(plan: Plan) -> bool:
+    """Resize (asymmetric, floor) is exact when every ratio is a power of two."""
+    if plan.align_corners:
+        return False
+    if isinstance(plan.scales, list):
+        return all(_is_pow2(s) for s in plan.scales)
+    out = static_out(plan)
+    if out is None or plan.in_static is None:
+        return False
+    return all(_is_pow2(o / i) for i, o in zip(plan.in_static, out))
+
+
+# ---------------------------------------------------------------------- Resize
+def _coordinate_mode(plan: Plan) -> str:
+    if plan.align_corners:
+        return "align_corners"
+    if plan.method == "nearest" or (plan.method != "bicubic" and plan.align_mode == 1):
+        return "asymmetric"
+    # pytorch_half_pixel maps out == 1 to coordinate 0 like Paddle's ratio 0 (linear clamps -0.5).
+    return "pytorch_half_pixel" if plan.method != "bicubic" else "half_pixel"
+
+
+def _onnx_mode(method: str) -> str:
+    return {"nearest": "nearest", "bicubic": "cubic"}.get(method, "linear")
+
+
+def _full(ctx: OpContext, x: ir.Value, spatial: ir.Value, lead: np.ndarray | None) -> ir.Value:
+    """[N, C, *spatial] for opsets without Resize axes: lead constants or Shape(x)[:2]."""
+    head = ctx.const(lead) if lead is not None else ctx.shape_of(x, 0, 2)
+    return ctx.op.Concat(head, spatial, axis=0)
+
+
+def _low_opset_scales(ctx: OpContext, plan: Plan, scales: list[float] | ir.Value | None) -> list[float]:
+    """Constant scales for Upsample / Resize-10 (sizes only when out/in is an exact power of two)."""
+    if isinstance(scales, list):
+        return scales
+    out = static_out(plan)
+    if scales is None and out is not None and plan.in_static is not None:
+        ratios = [o / i for i, o in zip(plan.in_static, out)]
+        if all(_is_pow2(r) for r in ratios):
+            return ratios
+    raise ctx.fail("this resize needs ONNX Resize from opset 11", hint="pass --opset 11 or newer")
+
+
+def resize(ctx: OpContext, plan: Plan, x: ir.Value, x_shape: tuple[int, ...]) -> ir.Value:
+    rank = 2 + plan.n
+    mode = _onnx_mode(plan.method)
+    attrs = {"mode": mode, "coordinate_transformation_mode": _coordinate_mode(plan)}
+    if mode == "nearest":
+        attrs["nearest_mode"] = "floor"
+    if mode == "cubic":
+        attrs["cubic_coeff_a"] = -0.75
+    if plan.method == "bicubic" and not plan.align_corners and 1 in (static_out(plan) or []):
+        raise ctx.fail(
+            "bicubic to an output size of 1 uses coordinate -0.5, which ONNX Resize cannot express"
+        )
+
+    scales = plan.scales
+    if scales is not None and _copies_input(plan) is None:  # Paddle copies when no size changes
+        scales_v = scales if isinstance(scales, ir.Value) else ctx.const(np.asarray(scales, F32))
+        scales = ctx.op.Where(_all_same_size(ctx, plan, x), ctx.const(np.ones(plan.n, F32)), scales_v)
+    elif scales is not None and _copies_input(plan):
+        return x
+
+    if ctx.opset < 11:
+        full = [1.0, 1.0, *_low_opset_scales(ctx, plan, scales)]
+        if ctx.opset >= 10:
+            return ctx.op.Resize(x, ctx.const(np.asarray(full, F32)), mode=mode)
+        if ctx.opset >= 9:
+            return ctx.op.Upsample(x, ctx.const(np.asarray(full, F32)), mode=mode)
+        return ctx.op.Upsample(x, scales=full, mode=mode)
+
+    axes = list(range(2, rank))
+    if ctx.opset >= 18:
+        if scales is not None:
+            s = scales if isinstance(scales, ir.Value) else ctx.const(np.asarray(scales, F32))
+            return ctx.op.Resize(x, None, s, None, axes=axes, **attrs)
+        sizes = plan.sizes if isinstance(plan.sizes, ir.Value) else ctx.const_i64(plan.sizes)
+        return ctx.op.Resize(x, None, None, sizes, axes=axes, **attrs)
+
+    roi = ctx.const(np.zeros(0, F32)) if ctx.opset < 13 else None
+    if scales is not None:
+        if isinstance(scales, list):
+            s = ctx.const(np.asarray([1.0, 1.0, *scales], F32))
+        else:
+            s = ctx.op.Concat(ctx.const(np.ones(2, F32)), scales, axis=0)
+        return ctx.op.Resize(x, roi, s, **attrs)
+    lead = None if any(d < 0 for d in x_shape[:2]) else np.asarray(x_shape[:2], np.int64)
+    if isinstance(plan.sizes, list) and lead is not None:
+        sizes = ctx.const_i64([*x_shape[:2], *plan.sizes])
+    else:
+        spatial = plan.sizes if isinstance(plan.sizes, ir.Value) else ctx.const_i64(plan.sizes)
+        sizes = _full(ctx, x, spatial, lead)
+    empty_scales = ctx.const(np.zeros(0, F32)) if ctx.opset < 13 else None
+    return ctx.op.Resize(x, roi, empty_scales, sizes, **attrs)
+
+
+@mapper(*INTERP_OPS, min_opset=interp_min_opset)
+def interpolate(ctx: OpContext) -> None:
+    method = ctx.pd.type.split("_")[0]
+    x = ctx.input("x")
+    shape = ctx.input_shape("x")
+    rank = len(shape)
+    if rank not in (3, 4, 5):
+        raise ctx.fail(f"{method} interpolation of a rank-{rank} tensor is not supported")
+    channel_last = str(ctx.attr("data_format", "NCHW")).upper().endswith("C")
+    cf_shape = _cf_shape(shape, channel_last)
+    plan = make_plan(ctx, method, rank - 2, cf_shape)
+    xc = _to_channel_first(ctx, x, rank, channel_last)
+    if method == "nearest" and not nearest_resize_ok(plan):
+        y = nearest_gather(ctx, plan, xc)
+    else:
+        y = resize(ctx, plan, xc, cf_shape)
+    ctx.set_output("output", _from_channel_first(ctx, y, rank, channel_last))
+
+
+# ---------------------------------------------------------------------- grid_sample
+@mapper("grid_sample", min_opset=16)
+def grid_sample(ctx: OpContext) -> None:
+    """ONNX GridSample (16: 4-D; 20: N-D and the mode names linear/cubic)."""
+    mode = str(ctx.attr("mode", "bilinear"))
+    rank = ctx.input_rank("x")
+    if mode not in ("bilinear", "nearest"):
+        raise ctx.fail(f"grid_sample mode {mode!r} is not supported")
+    if rank == 5 and ctx.opset < 20:
+        raise ctx.fail("5-D grid_sample needs GridSample from opset 20", hint="pass --opset 20 or newer")
+    onnx_mode = ("linear" if mode == "bilinear" else mode) if ctx.opset >= 20 else mode
+    y = ctx.op.GridSample(
+        ctx.input("x"),
+        ctx.input("grid"),
+        mode=onnx_mode,
+        padding_mode=str(ctx.attr("padding_mode", "zeros")),
+        align_corners=int(bool(ctx.attr("align_corners", True))),
+    )
+    ctx.set_output("out", y)

@@ -1,0 +1,65 @@
+"""Runs passes in rounds until a whole round changes nothing (a fixed point) or a cap is hit."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import onnx_ir as ir
+
+from pd2onnx.optimize.passes.base import OptimizerPass
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class ScheduleResult:
+    converged: bool
+    rounds: int
+    changes: dict[str, int] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+class Scheduler:
+    """Apply ``passes`` (name, pass) in order, round after round.
+
+    A round in which no pass reports a change means the model is at a fixed point:
+    ``converged`` is True. After ``max_rounds`` rounds with changes it stops with
+    ``converged`` False; the model is still valid, only possibly not minimal.
+    """
+
+    def __init__(self, passes: Sequence[tuple[str, OptimizerPass]], max_rounds: int = 50) -> None:
+        if max_rounds < 1:
+            raise ValueError("max_rounds must be at least 1")
+        self.passes = list(passes)
+        self.max_rounds = max_rounds
+
+    def run(self, model: ir.Model) -> ScheduleResult:
+        result = ScheduleResult(converged=False, rounds=0, changes={name: 0 for name, _ in self.passes})
+        result.seconds = {name: 0.0 for name, _ in self.passes}
+        for round_no in range(1, self.max_rounds + 1):
+            result.rounds = round_no
+            round_changes = 0
+            for name, p in self.passes:
+                start = time.perf_counter()
+                p(model)
+                result.seconds[name] += time.perf_counter() - start
+                if p.changes:
+                    logger.debug("round %d: %s made %d change(s)", round_no, name, p.changes)
+                result.changes[name] += p.changes
+                round_changes += p.changes
+            if round_changes == 0:
+                result.converged = True
+                break
+        _sort(model)
+        return result
+
+
+def _sort(model: ir.Model) -> None:
+    """Topological order for every graph (rewrites may insert nodes out of place)."""
+    from pd2onnx.optimize._ir import iter_graphs
+
+    for graph in list(iter_graphs(model.graph)):
+        graph.sort()

@@ -1,0 +1,326 @@
+"""Vision cases: interpolation (every method, align mode, size/scale source, layout) and grid_sample.
+
+Interpolation cases with runtime sizes list their opsets: they need ONNX Resize-11 / Range,
+which the op-level opset rule only assumes when it sees a tensor argument.
+"""
+
+import numpy as np
+
+from harness.cases import case
+
+RUNTIME_OPSETS = (11, 17, 18, 26)
+
+
+def _interp(paddle, **kw):
+    def fn(x):
+        return paddle.nn.functional.interpolate(x, **kw)
+
+    return fn
+
+
+def _x(rng, *shape):
+    return rng.standard_normal(shape).astype("float32")
+
+
+# ---------------------------------------------------------------------- nearest
+@case("nearest_interp", name="vision_nearest_scale2")
+def vision_nearest_scale2(paddle, rng):
+    return _interp(paddle, scale_factor=2, mode="nearest"), [_x(rng, 1, 2, 3, 4)]
+
+
+@case("nearest_interp", name="vision_nearest_scale_half")
+def vision_nearest_scale_half(paddle, rng):
+    return _interp(paddle, scale_factor=0.5, mode="nearest"), [_x(rng, 1, 2, 6, 8)]
+
+
+@case("nearest_interp", name="vision_nearest_size_down")
+def vision_nearest_size_down(paddle, rng):
+    """14 -> 2 and 21 -> 3: ONNX Resize's x/(out/in) picks 6 where Paddle's k*(in/out) picks 7."""
+    return _interp(paddle, size=[2, 3], mode="nearest"), [_x(rng, 1, 2, 14, 21)]
+
+
+@case("nearest_interp", name="vision_nearest_size_up")
+def vision_nearest_size_up(paddle, rng):
+    return _interp(paddle, size=[8, 11], mode="nearest"), [_x(rng, 1, 1, 5, 7)]
+
+
+@case("nearest_interp", name="vision_nearest_scale_odd")
+def vision_nearest_scale_odd(paddle, rng):
+    return _interp(paddle, scale_factor=[1.5, 3], mode="nearest"), [_x(rng, 1, 1, 4, 3)]
+
+
+def _raw_nearest(paddle, x, out_hw, align_corners):
+    """nearest_interp with align_corners, which the Python API refuses but the op (and old models) have."""
+    attrs = {
+        "out_d": -1,
+        "out_h": out_hw[0],
+        "out_w": out_hw[1],
+        "scale": [],
+        "interp_method": "nearest",
+        "align_corners": align_corners,
+        "align_mode": 0,
+        "data_layout": "NCHW",
+    }
+    if paddle.__version__.startswith("2."):
+        helper = paddle.base.layer_helper.LayerHelper("nearest_interp_v2")
+        out = helper.create_variable_for_type_inference(x.dtype)
+        helper.append_op(type="nearest_interp_v2", inputs={"X": x}, outputs={"Out": out}, attrs=attrs)
+        return out
+    return paddle._C_ops.nearest_interp(
+        x, None, None, None, "NCHW", -1, out_hw[0], out_hw[1], [], "nearest", align_corners, 0
+    )
+
+
+@case("nearest_interp", name="vision_nearest_align_corners")
+def vision_nearest_align_corners(paddle, rng):
+    return (lambda x: _raw_nearest(paddle, x, (7, 9), True)), [_x(rng, 1, 2, 4, 5)]
+
+
+@case("nearest_interp", name="vision_nearest_align_corners_down")
+def vision_nearest_align_corners_down(paddle, rng):
+    return (lambda x: _raw_nearest(paddle, x, (3, 4), True)), [_x(rng, 1, 2, 8, 9)]
+
+
+@case("nearest_interp", name="vision_nearest_nhwc")
+def vision_nearest_nhwc(paddle, rng):
+    return _interp(paddle, size=[5, 7], mode="nearest", data_format="NHWC"), [_x(rng, 1, 3, 4, 2)]
+
+
+@case("nearest_interp", name="vision_nearest_dynamic_scale2")
+def vision_nearest_dynamic_scale2(paddle, rng):
+    return _interp(paddle, scale_factor=2, mode="nearest"), [_x(rng, 1, 2, 3, 5)], [(None, 2, None, None)]
+
+
+@case("nearest_interp", name="vision_nearest_dynamic_size", opsets=RUNTIME_OPSETS)
+def vision_nearest_dynamic_size(paddle, rng):
+    """U-Net style: size from another tensor's runtime shape (14 -> 2 along H)."""
+
+    def fn(x, y):
+        return paddle.nn.functional.interpolate(x, size=paddle.shape(y)[2:], mode="nearest")
+
+    return fn, [_x(rng, 1, 2, 14, 5), _x(rng, 1, 2, 2, 8)], [(1, 2, None, None), (1, 2, None, None)]
+
+
+@case("nearest_interp", name="vision_nearest_dynamic_scale_odd", opsets=RUNTIME_OPSETS)
+def vision_nearest_dynamic_scale_odd(paddle, rng):
+    return _interp(paddle, scale_factor=3, mode="nearest"), [_x(rng, 1, 2, 3, 5)], [(1, 2, None, None)]
+
+
+@case("nearest_interp", name="vision_nearest_3d")
+def vision_nearest_3d(paddle, rng):
+    return _interp(paddle, size=[3, 5, 2], mode="nearest", data_format="NCDHW"), [_x(rng, 1, 1, 2, 3, 4)]
+
+
+# ---------------------------------------------------------------------- bilinear
+@case("bilinear_interp", name="vision_bilinear_align_corners")
+def vision_bilinear_align_corners(paddle, rng):
+    return _interp(paddle, size=[7, 9], mode="bilinear", align_corners=True), [_x(rng, 1, 2, 4, 5)]
+
+
+@case("bilinear_interp", name="vision_bilinear_half_pixel")
+def vision_bilinear_half_pixel(paddle, rng):
+    return _interp(paddle, scale_factor=2, mode="bilinear", align_corners=False), [_x(rng, 1, 2, 3, 4)]
+
+
+@case("bilinear_interp", name="vision_bilinear_asymmetric")
+def vision_bilinear_asymmetric(paddle, rng):
+    """align_mode=1 without align_corners: src = ratio * k (ONNX asymmetric; Upsample below 10)."""
+    fn = _interp(paddle, scale_factor=[2, 3], mode="bilinear", align_corners=False, align_mode=1)
+    return fn, [_x(rng, 1, 2, 3, 4)]
+
+
+@case("bilinear_interp", name="vision_bilinear_asymmetric_down")
+def vision_bilinear_asymmetric_down(paddle, rng):
+    fn = _interp(paddle, scale_factor=0.5, mode="bilinear", align_corners=False, align_mode=1)
+    return fn, [_x(rng, 1, 2, 6, 8)]
+
+
+@case("bilinear_interp", name="vision_bilinear_down_to_one")
+def vision_bilinear_down_to_one(paddle, rng):
+    """An output size of 1 takes input index 0 (ratio 0), not the centre."""
+    return _interp(paddle, size=[3, 1], mode="bilinear", align_corners=False), [_x(rng, 1, 2, 7, 9)]
+
+
+@case("bilinear_interp", name="vision_bilinear_size_tensor", opsets=RUNTIME_OPSETS)
+def vision_bilinear_size_tensor(paddle, rng):
+    def fn(x, size):
+        return paddle.nn.functional.interpolate(x, size=size, mode="bilinear")
+
+    return fn, [_x(rng, 1, 2, 4, 5), np.array([6, 3], "int32")]
+
+
+@case("bilinear_interp", name="vision_bilinear_size_list", opsets=RUNTIME_OPSETS)
+def vision_bilinear_size_list(paddle, rng):
+    def fn(x, h):
+        return paddle.nn.functional.interpolate(x, size=[h, 5], mode="bilinear", align_corners=True)
+
+    return fn, [_x(rng, 1, 2, 4, 3), np.array([7], "int32")]
+
+
+@case("bilinear_interp", name="vision_bilinear_scale_tensor", opsets=RUNTIME_OPSETS)
+def vision_bilinear_scale_tensor(paddle, rng):
+    def fn(x, s):
+        return paddle.nn.functional.interpolate(x, scale_factor=s, mode="bilinear", align_corners=False)
+
+    return fn, [_x(rng, 1, 2, 4, 5), np.array([1.5, 2.0], "float32")]
+
+
+@case("bilinear_interp", name="vision_bilinear_nhwc")
+def vision_bilinear_nhwc(paddle, rng):
+    return _interp(paddle, size=[5, 8], mode="bilinear", data_format="NHWC"), [_x(rng, 2, 3, 4, 3)]
+
+
+@case("bilinear_interp", name="vision_bilinear_dynamic")
+def vision_bilinear_dynamic(paddle, rng):
+    return _interp(paddle, scale_factor=2, mode="bilinear"), [_x(rng, 1, 2, 3, 5)], [(None, 2, None, None)]
+
+
+@case("bilinear_interp", name="vision_bilinear_unet", opsets=RUNTIME_OPSETS)
+def vision_bilinear_unet(paddle, rng):
+    """PaddleSeg style ``F.interpolate(x, paddle.shape(skip)[2:])`` with dynamic H/W.
+
+    (``skip.shape[2:]`` with dynamic dims cannot be saved by either Paddle: -1 sizes.)
+    """
+
+    def fn(x, skip):
+        return paddle.nn.functional.interpolate(x, size=paddle.shape(skip)[2:], mode="bilinear") + skip
+
+    return fn, [_x(rng, 1, 2, 3, 4), _x(rng, 1, 2, 7, 9)], [(1, 2, None, None), (1, 2, None, None)]
+
+
+@case("bilinear_interp", name="vision_bilinear_scale_copy", opsets=RUNTIME_OPSETS)
+def vision_bilinear_scale_copy(paddle, rng):
+    """Scale 1.5 on a 1x1 image keeps the size, and Paddle then copies the input unchanged."""
+    fn = _interp(paddle, scale_factor=1.5, mode="bilinear", align_corners=False)
+    return fn, [_x(rng, 1, 2, 1, 1)], [(1, 2, None, None)]
+
+
+# ---------------------------------------------------------------------- bicubic, linear, trilinear
+@case("bicubic_interp", name="vision_bicubic")
+def vision_bicubic(paddle, rng):
+    return _interp(paddle, size=[7, 9], mode="bicubic", align_corners=False), [_x(rng, 1, 2, 4, 5)]
+
+
+@case("bicubic_interp", name="vision_bicubic_align_corners")
+def vision_bicubic_align_corners(paddle, rng):
+    return _interp(paddle, scale_factor=[1.5, 0.5], mode="bicubic", align_corners=True), [_x(rng, 1, 2, 4, 6)]
+
+
+@case("bicubic_interp", name="vision_bicubic_nhwc")
+def vision_bicubic_nhwc(paddle, rng):
+    return _interp(paddle, size=[3, 7], mode="bicubic", data_format="NHWC"), [_x(rng, 1, 5, 4, 2)]
+
+
+@case("linear_interp", name="vision_linear_ncw")
+def vision_linear_ncw(paddle, rng):
+    return _interp(paddle, scale_factor=2, mode="linear", data_format="NCW"), [_x(rng, 1, 2, 5)]
+
+
+@case("linear_interp", name="vision_linear_nwc_align")
+def vision_linear_nwc_align(paddle, rng):
+    fn = _interp(paddle, size=[8], mode="linear", align_corners=True, data_format="NWC")
+    return fn, [_x(rng, 2, 5, 3)]
+
+
+@case("linear_interp", name="vision_linear_asymmetric")
+def vision_linear_asymmetric(paddle, rng):
+    fn = _interp(paddle, size=[3], mode="linear", align_corners=False, align_mode=1, data_format="NCW")
+    return fn, [_x(rng, 1, 2, 7)]
+
+
+@case("trilinear_interp", name="vision_trilinear")
+def vision_trilinear(paddle, rng):
+    fn = _interp(paddle, scale_factor=[2, 1.5, 1], mode="trilinear", data_format="NCDHW")
+    return fn, [_x(rng, 1, 2, 2, 3, 4)]
+
+
+@case("trilinear_interp", name="vision_trilinear_align_ndhwc")
+def vision_trilinear_align_ndhwc(paddle, rng):
+    fn = _interp(paddle, size=[3, 4, 2], mode="trilinear", align_corners=True, data_format="NDHWC")
+    return fn, [_x(rng, 1, 2, 3, 4, 2)]
+
+
+@case("trilinear_interp", name="vision_trilinear_asymmetric")
+def vision_trilinear_asymmetric(paddle, rng):
+    fn = _interp(
+        paddle, size=[3, 5, 4], mode="trilinear", align_corners=False, align_mode=1, data_format="NCDHW"
+    )
+    return fn, [_x(rng, 1, 1, 2, 3, 6)]
+
+
+# ---------------------------------------------------------------------- grid_sample
+def _grid_case(paddle, rng, mode, padding_mode, align_corners):
+    def fn(x, grid):
+        return paddle.nn.functional.grid_sample(
+            x, grid, mode=mode, padding_mode=padding_mode, align_corners=align_corners
+        )
+
+    grid = rng.uniform(-1.3, 1.3, (2, 3, 5, 2)).astype("float32")
+    return fn, [_x(rng, 2, 3, 4, 6), grid]
+
+
+@case("grid_sample", name="vision_grid_sample_bilinear_zeros")
+def vision_grid_sample_bilinear_zeros(paddle, rng):
+    return _grid_case(paddle, rng, "bilinear", "zeros", True)
+
+
+@case("grid_sample", name="vision_grid_sample_bilinear_border")
+def vision_grid_sample_bilinear_border(paddle, rng):
+    return _grid_case(paddle, rng, "bilinear", "border", False)
+
+
+@case("grid_sample", name="vision_grid_sample_bilinear_reflection")
+def vision_grid_sample_bilinear_reflection(paddle, rng):
+    return _grid_case(paddle, rng, "bilinear", "reflection", True)
+
+
+@case("grid_sample", name="vision_grid_sample_reflection_noalign")
+def vision_grid_sample_reflection_noalign(paddle, rng):
+    return _grid_case(paddle, rng, "bilinear", "reflection", False)
+
+
+@case("grid_sample", name="vision_grid_sample_nearest")
+def vision_grid_sample_nearest(paddle, rng):
+    return _grid_case(paddle, rng, "nearest", "zeros", False)
+
+
+@case("grid_sample", name="vision_grid_sample_nearest_border")
+def vision_grid_sample_nearest_border(paddle, rng):
+    return _grid_case(paddle, rng, "nearest", "border", True)
+
+
+@case("grid_sample", name="vision_grid_sample_dynamic")
+def vision_grid_sample_dynamic(paddle, rng):
+    fn, inputs = _grid_case(paddle, rng, "bilinear", "zeros", False)
+    return fn, inputs, [(None, 3, None, None), (None, None, None, 2)]
+
+
+def _grid_case_3d(paddle, rng, mode, padding_mode, align_corners):
+    def fn(x, grid):
+        return paddle.nn.functional.grid_sample(
+            x, grid, mode=mode, padding_mode=padding_mode, align_corners=align_corners
+        )
+
+    grid = rng.uniform(-1.2, 1.2, (1, 2, 3, 4, 3)).astype("float32")
+    return fn, [_x(rng, 1, 2, 3, 4, 5), grid]
+
+
+@case("grid_sample", name="vision_grid_sample_5d", opsets=(20, 26))
+def vision_grid_sample_5d(paddle, rng):
+    return _grid_case_3d(paddle, rng, "bilinear", "zeros", True)
+
+
+@case("grid_sample", name="vision_grid_sample_5d_border", opsets=(20, 26))
+def vision_grid_sample_5d_border(paddle, rng):
+    return _grid_case_3d(paddle, rng, "bilinear", "border", False)
+
+
+@case(
+    "grid_sample",
+    name="vision_grid_sample_5d_nearest",
+    opsets=(20, 26),
+    formats=("pir",),
+    why="Paddle 2.6's 5-D nearest grid_sample kernel disagrees with Paddle 3.3's (and ONNX's) rounding",
+)
+def vision_grid_sample_5d_nearest(paddle, rng):
+    return _grid_case_3d(paddle, rng, "nearest", "zeros", False)
