@@ -15,7 +15,7 @@ from pd2onnx.errors import ModelFormatError
 from pd2onnx.paddle import dtypes, opdefs
 from pd2onnx.paddle.framework_pb2 import OpDesc, ProgramDesc, VarDesc
 from pd2onnx.paddle.params import Expected
-from pd2onnx.paddle.program import Block, Op, Program, Value
+from pd2onnx.paddle.program import Block, Op, Program, Value, VarRef
 
 _NOT_PARAMS = {"feed_minibatch", "fetch_list", "raw", "reader"}
 
@@ -50,8 +50,8 @@ _ATTR_READERS = {
     10: lambda a: ("blocks", [int(v) for v in a.blocks_idx]),
     11: lambda a: [int(v) for v in a.longs],
     12: lambda a: [float(v) for v in a.float64s],
-    13: lambda a: a.var_name,
-    14: lambda a: list(a.vars_name),
+    13: lambda a: VarRef((a.var_name,)),
+    14: lambda a: VarRef(tuple(a.vars_name)),
     15: lambda a: float(a.float64),
     16: lambda a: _scalar(a.scalar),
     17: lambda a: [_scalar(s) for s in a.scalars],

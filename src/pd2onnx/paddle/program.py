@@ -18,6 +18,13 @@ import numpy as np
 from pd2onnx.errors import OpSite
 
 
+@dataclass(frozen=True)
+class VarRef:
+    """A legacy VAR/VARS attribute: names of variables holding the value at run time."""
+
+    names: tuple[str, ...]
+
+
 @dataclass
 class Value:
     """A variable (legacy) or SSA value (PIR).

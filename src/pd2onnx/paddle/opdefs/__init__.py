@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pd2onnx.paddle import dtypes
+from pd2onnx.paddle.program import VarRef
 
 # Attributes that only describe how Paddle ran the op; never needed for conversion.
 NOISE_ATTRS = frozenset(
@@ -46,7 +47,6 @@ NOISE_ATTRS = frozenset(
         "onednn_data_type",
         "use_cudnn",
         "use_quantizer",
-        "is_test",
         "workspace_size_MB",
         "exhaustive_search",
         "fuse_relu_before_depthwise_conv",
@@ -183,6 +183,9 @@ def translate_legacy(
     used_in: set[str] = set()
     new_in: dict[str, list[str]] = {}
     for name in opdef.inputs:
+        if isinstance(new_attrs.get(name), VarRef):  # an argument given as variables (VAR/VARS)
+            new_in[name] = list(new_attrs.pop(name).names)
+            continue
         if name in opdef.tensor:
             for slot in opdef.tensor[name]:
                 if inputs.get(slot):
