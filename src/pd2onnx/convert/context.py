@@ -343,17 +343,23 @@ class OpContext:
         return list(outs)
 
     def clip(self, x: ir.Value, lo: float | None, hi: float | None, dtype: str) -> ir.Value:
+        """Clamp to constant bounds (None = unbounded), exactly, in the input's dtype."""
+        if dtype not in FLOAT_DTYPES:
+            # Clip has no integer kernels before 12, and ONNX Runtime's int64 Max/Min/Clip give
+            # wrong answers for some values: compare and select instead (exact at any width).
+            self.require_opset(9, "integer comparisons")
+            out = x
+            if lo is not None:
+                c = self.const(lo, dtype)
+                out = self.op.Where(self.op.Less(out, c), c, out)
+            if hi is not None:
+                c = self.const(hi, dtype)
+                out = self.op.Where(self.op.Greater(out, c), c, out)
+            return out
         if self.opset >= 11:
             lo_v = None if lo is None else self.const(lo, dtype)
             hi_v = None if hi is None else self.const(hi, dtype)
             return self.op.Clip(x, lo_v, hi_v)
-        if dtype not in FLOAT_DTYPES:
-            out = x
-            if lo is not None:
-                out = self.op.Max(out, self.const(lo, dtype))
-            if hi is not None:
-                out = self.op.Min(out, self.const(hi, dtype))
-            return out
         kwargs = {}
         if lo is not None:
             kwargs["min"] = float(lo)
