@@ -150,3 +150,20 @@ def unet(paddle, rng):
     model = UNet()
     calibrate(paddle, model, rng.standard_normal((2, 3, 32, 48)).astype("float32"), rng)
     return model, [rng.standard_normal((1, 3, 32, 40)).astype("float32")], [(None, 3, None, None)]
+
+
+@case("model", name="model_bn_large_variance", opsets=(17,), **TOL)
+def bn_large_variance(paddle, rng):
+    """BatchNorm running variances above the fp16 range (65504): fp16 conversion must not clamp."""
+    nn = paddle.nn
+    model = nn.Sequential(nn.Conv2D(3, 8, 1), nn.BatchNorm2D(8), nn.ReLU(), nn.Conv2D(8, 4, 3, padding=1))
+    x = (300.0 * rng.standard_normal((2, 3, 8, 8))).astype("float32")
+    with paddle.no_grad():
+        conv, bn = model[0], model[1]
+        conv.weight.set_value((rng.standard_normal((8, 3, 1, 1)) * 0.8).astype("float32"))
+        y = conv(paddle.to_tensor(x)).numpy()
+        var = y.var(axis=(0, 2, 3))
+        bn._mean.set_value(y.mean(axis=(0, 2, 3)).astype("float32"))
+        bn._variance.set_value(var.astype("float32"))
+    assert float(var.max()) > 65504.0
+    return model, [x], [(None, 3, 8, 8)]
