@@ -1,12 +1,11 @@
 """Shape-manipulation cases: reshape, flatten, squeeze, concat, split, slice, expand, tile, ...
 
-Cases whose dynamic dims need a newer opset than the op's declared minimum (flip, roll,
-tril/triu emulation) list their opsets explicitly; the static cases cover the low opsets.
+Cases whose dynamic dims or runtime arguments need a newer opset than the op's declared
+minimum (flip, roll, tril/triu emulation, runtime slice/split/unsqueeze arguments) run at the
+opset the mapper requires (auto-opset), 17 and the newest; static cases cover the low opsets.
 """
 
 from harness.cases import case
-
-DYN_OPSETS = (11, 13, 17, 26)  # dynamic-dim emulations need Range/Mod/step slices
 
 
 def _f32(rng, *shape):
@@ -284,7 +283,7 @@ def tensor_slice_to_scalar(paddle, rng):
     return fn, [_f32(rng, 4)]
 
 
-@case("slice", opsets=(10, 17, 26))
+@case("slice")
 def tensor_slice_runtime_start(paddle, rng):
     """A start from an input tensor (legacy StartsTensorList / PIR combine)."""
     import numpy as np
@@ -430,7 +429,7 @@ def tensor_flip(paddle, rng):
     return fn, [_f32(rng, 2, 3, 4)]
 
 
-@case("flip", opsets=(10, 17, 26))
+@case("flip")
 def tensor_flip_dynamic(paddle, rng):
     def fn(x):
         return paddle.flip(x, [1])
@@ -454,7 +453,7 @@ def tensor_roll_flat(paddle, rng):
     return fn, [_i64(rng, 2, 3)]
 
 
-@case("roll", opsets=DYN_OPSETS)
+@case("roll")
 def tensor_roll_dynamic(paddle, rng):
     def fn(x):
         return paddle.roll(x, [-1, 7], [0, 1])
@@ -462,7 +461,7 @@ def tensor_roll_dynamic(paddle, rng):
     return fn, [_f32(rng, 3, 4)], [(None, None)]
 
 
-@case("roll", opsets=DYN_OPSETS)
+@case("roll")
 def tensor_roll_flat_dynamic(paddle, rng):
     def fn(x):
         return paddle.roll(x, -2)
@@ -501,7 +500,7 @@ def tensor_triu_nan(paddle, rng):
     return fn, [x]
 
 
-@case("tril", opsets=DYN_OPSETS)
+@case("tril")
 def tensor_tril_dynamic(paddle, rng):
     def fn(x):
         return paddle.tril(x, -1)
@@ -559,7 +558,7 @@ def tensor_unfold_stride_pad_dilation(paddle, rng):
 
 
 # ---------------------------------------------------------------------------- runtime IntArrays
-@case("split", opsets=(13, 17, 26))
+@case("split")
 def tensor_split_runtime_sections(paddle, rng):
     """A section from an input tensor (legacy SectionsTensorList); -1 resolved at run time."""
     import numpy as np
@@ -570,7 +569,7 @@ def tensor_split_runtime_sections(paddle, rng):
     return fn, [_f32(rng, 2, 5), np.array([2], dtype="int32")]
 
 
-@case("unsqueeze", opsets=(13, 17, 26))
+@case("unsqueeze")
 def tensor_unsqueeze_runtime_axes(paddle, rng):
     import numpy as np
 

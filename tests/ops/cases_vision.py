@@ -1,14 +1,12 @@
 """Vision cases: interpolation (every method, align mode, size/scale source, layout) and grid_sample.
 
-Interpolation cases with runtime sizes list their opsets: they need ONNX Resize-11 / Range,
-which the op-level opset rule only assumes when it sees a tensor argument.
+Interpolation cases with runtime sizes need ONNX Resize-11 / Range and 5-D grid_sample needs
+GridSample-20: the mappers require those opsets while converting (auto-opset).
 """
 
 import numpy as np
 
 from harness.cases import case
-
-RUNTIME_OPSETS = (11, 17, 18, 26)
 
 
 def _interp(paddle, **kw):
@@ -81,6 +79,12 @@ def vision_nearest_align_corners_down(paddle, rng):
     return (lambda x: _raw_nearest(paddle, x, (3, 4), True)), [_x(rng, 1, 2, 8, 9)]
 
 
+@case("nearest_interp", name="vision_nearest_align_corners_dynamic")
+def vision_nearest_align_corners_dynamic(paddle, rng):
+    """Runtime input dims, static output: indices from Shape arithmetic (opset 7; out 1 takes index 0)."""
+    return (lambda x: _raw_nearest(paddle, x, (5, 1), True)), [_x(rng, 1, 2, 8, 3)], [(1, 2, None, None)]
+
+
 @case("nearest_interp", name="vision_nearest_nhwc")
 def vision_nearest_nhwc(paddle, rng):
     return _interp(paddle, size=[5, 7], mode="nearest", data_format="NHWC"), [_x(rng, 1, 3, 4, 2)]
@@ -91,7 +95,7 @@ def vision_nearest_dynamic_scale2(paddle, rng):
     return _interp(paddle, scale_factor=2, mode="nearest"), [_x(rng, 1, 2, 3, 5)], [(None, 2, None, None)]
 
 
-@case("nearest_interp", name="vision_nearest_dynamic_size", opsets=RUNTIME_OPSETS)
+@case("nearest_interp", name="vision_nearest_dynamic_size")
 def vision_nearest_dynamic_size(paddle, rng):
     """U-Net style: size from another tensor's runtime shape (14 -> 2 along H)."""
 
@@ -101,7 +105,7 @@ def vision_nearest_dynamic_size(paddle, rng):
     return fn, [_x(rng, 1, 2, 14, 5), _x(rng, 1, 2, 2, 8)], [(1, 2, None, None), (1, 2, None, None)]
 
 
-@case("nearest_interp", name="vision_nearest_dynamic_scale_odd", opsets=RUNTIME_OPSETS)
+@case("nearest_interp", name="vision_nearest_dynamic_scale_odd")
 def vision_nearest_dynamic_scale_odd(paddle, rng):
     return _interp(paddle, scale_factor=3, mode="nearest"), [_x(rng, 1, 2, 3, 5)], [(1, 2, None, None)]
 
@@ -141,7 +145,7 @@ def vision_bilinear_down_to_one(paddle, rng):
     return _interp(paddle, size=[3, 1], mode="bilinear", align_corners=False), [_x(rng, 1, 2, 7, 9)]
 
 
-@case("bilinear_interp", name="vision_bilinear_size_tensor", opsets=RUNTIME_OPSETS)
+@case("bilinear_interp", name="vision_bilinear_size_tensor")
 def vision_bilinear_size_tensor(paddle, rng):
     def fn(x, size):
         return paddle.nn.functional.interpolate(x, size=size, mode="bilinear")
@@ -149,7 +153,7 @@ def vision_bilinear_size_tensor(paddle, rng):
     return fn, [_x(rng, 1, 2, 4, 5), np.array([6, 3], "int32")]
 
 
-@case("bilinear_interp", name="vision_bilinear_size_list", opsets=RUNTIME_OPSETS)
+@case("bilinear_interp", name="vision_bilinear_size_list")
 def vision_bilinear_size_list(paddle, rng):
     def fn(x, h):
         return paddle.nn.functional.interpolate(x, size=[h, 5], mode="bilinear", align_corners=True)
@@ -157,7 +161,7 @@ def vision_bilinear_size_list(paddle, rng):
     return fn, [_x(rng, 1, 2, 4, 3), np.array([7], "int32")]
 
 
-@case("bilinear_interp", name="vision_bilinear_scale_tensor", opsets=RUNTIME_OPSETS)
+@case("bilinear_interp", name="vision_bilinear_scale_tensor")
 def vision_bilinear_scale_tensor(paddle, rng):
     def fn(x, s):
         return paddle.nn.functional.interpolate(x, scale_factor=s, mode="bilinear", align_corners=False)
@@ -175,7 +179,7 @@ def vision_bilinear_dynamic(paddle, rng):
     return _interp(paddle, scale_factor=2, mode="bilinear"), [_x(rng, 1, 2, 3, 5)], [(None, 2, None, None)]
 
 
-@case("bilinear_interp", name="vision_bilinear_unet", opsets=RUNTIME_OPSETS)
+@case("bilinear_interp", name="vision_bilinear_unet")
 def vision_bilinear_unet(paddle, rng):
     """PaddleSeg style ``F.interpolate(x, paddle.shape(skip)[2:])`` with dynamic H/W.
 
@@ -188,7 +192,7 @@ def vision_bilinear_unet(paddle, rng):
     return fn, [_x(rng, 1, 2, 3, 4), _x(rng, 1, 2, 7, 9)], [(1, 2, None, None), (1, 2, None, None)]
 
 
-@case("bilinear_interp", name="vision_bilinear_scale_copy", opsets=RUNTIME_OPSETS)
+@case("bilinear_interp", name="vision_bilinear_scale_copy")
 def vision_bilinear_scale_copy(paddle, rng):
     """Scale 1.5 on a 1x1 image keeps the size, and Paddle then copies the input unchanged."""
     fn = _interp(paddle, scale_factor=1.5, mode="bilinear", align_corners=False)
@@ -305,12 +309,12 @@ def _grid_case_3d(paddle, rng, mode, padding_mode, align_corners):
     return fn, [_x(rng, 1, 2, 3, 4, 5), grid]
 
 
-@case("grid_sample", name="vision_grid_sample_5d", opsets=(20, 26))
+@case("grid_sample", name="vision_grid_sample_5d")
 def vision_grid_sample_5d(paddle, rng):
     return _grid_case_3d(paddle, rng, "bilinear", "zeros", True)
 
 
-@case("grid_sample", name="vision_grid_sample_5d_border", opsets=(20, 26))
+@case("grid_sample", name="vision_grid_sample_5d_border")
 def vision_grid_sample_5d_border(paddle, rng):
     return _grid_case_3d(paddle, rng, "bilinear", "border", False)
 
@@ -318,7 +322,6 @@ def vision_grid_sample_5d_border(paddle, rng):
 @case(
     "grid_sample",
     name="vision_grid_sample_5d_nearest",
-    opsets=(20, 26),
     formats=("pir",),
     why="Paddle 2.6's 5-D nearest grid_sample kernel disagrees with Paddle 3.3's (and ONNX's) rounding",
 )

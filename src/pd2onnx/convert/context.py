@@ -303,9 +303,9 @@ class OpContext:
         consts = [v for v in (starts, ends, axes, steps) if v is not None]
         if self.opset < 10:
             if steps is not None and not (isinstance(steps, Sequence) and all(s == 1 for s in steps)):
-                raise self.fail("strided slicing needs opset 10 or newer", hint="pass --opset 10 or newer")
+                self.require_opset(10, "strided slicing")
             if any(isinstance(v, ir.Value) for v in consts):
-                raise self.fail("slicing with runtime bounds needs opset 10 or newer", hint="pass --opset 10 or newer")
+                self.require_opset(10, "slicing with runtime bounds")
             return self.op.Slice(x, starts=list(starts), ends=list(ends), axes=list(axes))
 
         def as_value(v: Sequence[int] | ir.Value) -> ir.Value:
@@ -328,7 +328,7 @@ class OpContext:
             a = axes if isinstance(axes, ir.Value) else self.const_i64(list(axes))
             return self.op.__getattr__(op_type)(x, a, keepdims=kd)
         if isinstance(axes, ir.Value):
-            raise self.fail(f"{op_type} with runtime axes needs opset 18 or newer", hint="pass --opset 18")
+            self.require_opset(13 if op_type == "ReduceSum" else 18, f"{op_type} with runtime axes")
         return self.op.__getattr__(op_type)(x, axes=list(axes), keepdims=kd)
 
     def split(self, x: ir.Value, sizes: Sequence[int], axis: int) -> list[ir.Value]:

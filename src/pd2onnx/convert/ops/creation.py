@@ -73,7 +73,10 @@ def fill(ctx: OpContext, shape: Shape, value: Scalar, dtype: str, value_dtype: s
     )
     if ctx.opset >= 8:
         return ctx.op.Expand(scalar, shape_v)
-    rank = len(shape) if not is_runtime(shape) else len(ctx.output_shape("out") or ())
+    out_shape = ctx.output_shape("out")
+    if is_runtime(shape) and out_shape is None:
+        ctx.require_opset(8, "a runtime shape of unknown rank needs Expand")
+    rank = len(shape) if not is_runtime(shape) else len(out_shape)
     if rank == 0:
         return scalar
     return ctx.op.Tile(ctx.reshape(scalar, [1] * rank), shape_v)
@@ -230,10 +233,7 @@ def range_operand(ctx: OpContext, slot: str, value: Scalar, dtype: str) -> ir.Va
 
 
 def need_range(ctx: OpContext, what: str) -> None:
-    if ctx.opset < 11:
-        raise ctx.fail(
-            f"{what} with runtime arguments needs ONNX Range (opset 11)", hint="pass --opset 11 or newer"
-        )
+    ctx.require_opset(11, f"{what} with runtime arguments needs ONNX Range")
 
 
 @mapper("arange")
@@ -269,6 +269,7 @@ def linspace(ctx: OpContext) -> None:
     if not any(is_runtime(a) for a in (start, stop, num)):
         ctx.set_output("out", ctx.const(linspace_values(start, stop, int(num), dtype)))
         return
+    ctx.require_opset(9, "linspace with runtime arguments needs ONNX Where")
     s = range_operand(ctx, "start", start, dtype)
     e = range_operand(ctx, "stop", stop, dtype)
     step_num = ctx.op.Cast(ctx.op.Sub(e, s), to=ir.DataType.DOUBLE)
@@ -289,10 +290,6 @@ def linspace(ctx: OpContext) -> None:
         denom = ctx.const(float(max(num - 1, 1)), "float64")
         last = ctx.const(float(num - 1), "float64")
         first_half = ctx.const((np.arange(num) < num // 2) | (np.arange(num) == 0))
-    if ctx.opset < 9:
-        raise ctx.fail(
-            "linspace with runtime arguments needs ONNX Where (opset 9)", hint="pass --opset 9 or newer"
-        )
     step = ctx.op.Div(step_num, denom)
     low = ctx.op.Add(s_d, ctx.op.Mul(step, i))
     high = ctx.op.Sub(e_d, ctx.op.Mul(step, ctx.op.Sub(last, i)))

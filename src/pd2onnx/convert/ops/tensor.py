@@ -2,7 +2,8 @@
 
 Shape-dependent emulations (flip, roll, tril/triu below opset 14, pixel_shuffle below
 opset 11, unfold) use Paddle's static dims when it knows them and runtime ``Shape``
-arithmetic otherwise; the few forms that need a newer opset for dynamic dims say so.
+arithmetic otherwise; forms that need a newer opset for dynamic dims or runtime arguments
+declare it with ``ctx.require_opset`` (the exporter then raises the opset).
 """
 
 from __future__ import annotations
@@ -42,11 +43,6 @@ def _static_axis(ctx: OpContext, slot: str, default: int = 0) -> int:
     if _is_value(axis):
         raise ctx.fail(f"a runtime {slot!r} tensor is not supported", hint="make the axis a constant")
     return int(axis)
-
-
-def _need_opset(ctx: OpContext, opset: int, what: str) -> None:
-    if ctx.opset < opset:
-        raise ctx.fail(f"{what} needs opset {opset} or newer", hint=f"pass --opset {opset} or newer")
 
 
 def _shape_value(ctx: OpContext, parts: Sequence[int | ir.Value]) -> ir.Value:
@@ -134,13 +130,10 @@ def flatten2(ctx: OpContext) -> None:
     lead = dims[:axis]
     if all(d >= 0 for d in lead):
         ctx.set_output("out", ctx.reshape(x, [int(np.prod(lead, dtype=np.int64)), -1]))
-    elif ctx.opset >= 9 or ctx.input_dtype("x") in ("float16", "float32", "float64"):
-        ctx.set_output("out", ctx.op.Flatten(x, axis=axis))
     else:
-        raise ctx.fail(
-            "flatten of a non-float tensor with dynamic leading dims needs opset 9",
-            hint="pass --opset 9 or newer",
-        )
+        if ctx.input_dtype("x") not in ("float16", "float32", "float64"):
+            ctx.require_opset(9, "Flatten of a non-float tensor with dynamic leading dims")
+        ctx.set_output("out", ctx.op.Flatten(x, axis=axis))
 
 
 @mapper("squeeze")
@@ -150,7 +143,7 @@ def squeeze(ctx: OpContext) -> None:
     dims = _dims(ctx)
     axes = ctx.int_array("axis")
     if _is_value(axes):
-        _need_opset(ctx, 13, "squeeze with runtime axes")
+        ctx.require_opset(13, "squeeze with runtime axes")
         ctx.set_output("out", ctx.op.Squeeze(x, axes))
         return
     if not axes:
@@ -180,7 +173,7 @@ def unsqueeze(ctx: OpContext) -> None:
     # Runtime axes: Paddle's one-at-a-time insertion equals ONNX's rule for one axis, or for
     # ascending non-negative axes (what Paddle code produces); other orders cannot be checked.
     if _is_value(axes):
-        _need_opset(ctx, 13, "unsqueeze with runtime axes")
+        ctx.require_opset(13, "unsqueeze with runtime axes")
         ctx.set_output("out", ctx.op.Unsqueeze(x, axes))
         return
     if not axes:
@@ -280,7 +273,7 @@ def _split_runtime_sections(
     ctx: OpContext, x: ir.Value, sections: ir.Value, axis: int, n: int
 ) -> list[ir.Value]:
     """Runtime sizes; a -1 entry becomes dim - (sum + 1)."""
-    _need_opset(ctx, 13, "split with runtime sections")
+    ctx.require_opset(13, "split with runtime sections")
     dim = ctx.shape_of(x, axis, axis + 1)
     rest = ctx.op.Sub(
         dim, ctx.op.Add(ctx.op.ReduceSum(sections, ctx.const_i64([0]), keepdims=1), ctx.const_i64([1]))
@@ -335,6 +328,8 @@ def slice_(ctx: OpContext) -> None:
     rank = ctx.input_rank("input")
     axes = _norm_axes(ctx, ctx.attr("axes", []), rank)
     starts, ends = ctx.int_array("starts"), ctx.int_array("ends")
+    if _is_value(starts) or _is_value(ends):
+        ctx.require_opset(10, "slice with runtime starts/ends")
     out = ctx.slice(x, starts, ends, axes)
     ctx.set_output("out", _decrease(ctx, out, ctx.attr("decrease_axis", []), rank))
 
@@ -363,7 +358,6 @@ def _strided_ends(
                 e = 0
             out.append(e)
         return out
-    _need_opset(ctx, 10, "strided_slice")
     b_v, e_v, st_v = (v if _is_value(v) else ctx.const_i64(v) for v in (starts, ends, strides))
     dim_v = ctx.op.Gather(ctx.op.Shape(x), ctx.const_i64(axes), axis=0)
     negative = ctx.op.Less(st_v, ctx.const_i64([0]))
@@ -453,7 +447,7 @@ def _reverse(ctx: OpContext, x: ir.Value, axes: list[int], dims: list[int]) -> i
         return ctx.slice(x, [-1] * k, [INT64_MIN] * k, axes, [-1] * k)
     for a in axes:
         if dims[a] < 0:
-            _need_opset(ctx, 10, "flip of a dynamic dim")
+            ctx.require_opset(10, "flip of a dynamic dim")
         x = ctx.op.Gather(x, ctx.const_i64(list(range(dims[a] - 1, -1, -1))), axis=a)
     return x
 
@@ -476,7 +470,7 @@ def _roll_axis(ctx: OpContext, x: ir.Value, shift: int | ir.Value, axis: int, di
         return ctx.op.Concat(
             ctx.slice(x, [cut], [INT64_MAX], [axis]), ctx.slice(x, [0], [cut], [axis]), axis=axis
         )
-    _need_opset(ctx, 10, "roll with a dynamic dim or runtime shifts")
+    ctx.require_opset(10, "roll with a dynamic dim or runtime shifts")
     dim_v = ctx.shape_of(x, axis, axis + 1) if dim < 0 else ctx.const_i64([dim])
     shift_v = shift if _is_value(shift) else ctx.const_i64([shift])
     cut = ctx.op.Sub(dim_v, ctx.op.Mod(shift_v, dim_v))
@@ -520,7 +514,7 @@ def _triangle_mask(ctx: OpContext, x: ir.Value, dims: list[int], diagonal: int, 
     if h >= 0 and w >= 0:
         diff = np.arange(w)[None, :] - np.arange(h)[:, None]
         return ctx.const(diff <= diagonal if lower else diff >= diagonal)
-    _need_opset(ctx, 11, "tril/triu of dynamic dims before opset 14")
+    ctx.require_opset(11, "tril/triu of dynamic dims before opset 14")
     zero, one = ctx.const(np.array(0, np.int64)), ctx.const(np.array(1, np.int64))
     shape = ctx.op.Shape(x)
     rank = len(dims)
@@ -579,7 +573,7 @@ def pixel_shuffle(ctx: OpContext) -> None:
         dims = _dims(ctx)
         c, h, w = (dims[3], dims[1], dims[2]) if nhwc else dims[1:]
         if min(c, h, w) < 0:
-            _need_opset(ctx, 11, "pixel_shuffle with dynamic C, H or W")
+            ctx.require_opset(11, "pixel_shuffle with dynamic C, H or W")
         out = ctx.reshape(x, [0, c // (r * r), r, r, h, w])
         out = ctx.op.Transpose(out, perm=[0, 1, 4, 2, 5, 3])
         out = ctx.reshape(out, [0, c // (r * r), h * r, w * r])

@@ -216,15 +216,14 @@ def _nearest_indices_graph(
         k = ctx.const(np.arange(out_dim, dtype=F32))
         out_v = ctx.const(np.int64(out_dim))
     else:
-        k = ctx.cast(
-            ctx.op.Range(ctx.const(np.int64(0)), out_dim, ctx.const(np.int64(1))), "float32", "int64"
-        )
+        k = ctx.cast(_arange(ctx, out_dim, "nearest interpolation to a runtime size"), "float32", "int64")
         out_v = out_dim
-    one = ctx.const(np.int64(1))
     if align:
-        num = ctx.op.Sub(in_dim, one)
-        den = ctx.op.Max(ctx.op.Sub(out_v, one), one)  # out == 1: k is 0 anyway
-        ratio = ctx.op.Div(ctx.cast(num, "float32", "int64"), ctx.cast(den, "float32", "int64"))
+        one = ctx.const(np.int64(1))
+        num = ctx.cast(ctx.op.Sub(in_dim, one), "float32", "int64")
+        # out == 1: k is 0 anyway. Max in float32 (exact for sizes): int Max needs opset 12.
+        den = ctx.op.Max(ctx.cast(ctx.op.Sub(out_v, one), "float32", "int64"), ctx.const(F32(1.0)))
+        ratio = ctx.op.Div(num, den)
     elif scale is not None:
         ratio = ctx.const(F32(1.0 / scale)) if isinstance(scale, float) else _reciprocal_f32(ctx, scale)
     else:
@@ -234,6 +233,12 @@ def _nearest_indices_graph(
         prod = ctx.op.Add(ctx.cast(prod, "float64", "float32"), ctx.const(0.5, "float64"))
         return ctx.cast(ctx.op.Floor(prod), "int64", "float64")
     return ctx.cast(ctx.op.Floor(prod), "int64", "float32")
+
+
+def _arange(ctx: OpContext, n: ir.Value, what: str) -> ir.Value:
+    """0, 1, ..., n-1 (int64) for a runtime scalar n: ONNX Range, from opset 11."""
+    ctx.require_opset(11, f"{what} needs ONNX Range")
+    return ctx.op.Range(ctx.const(np.int64(0)), n, ctx.const(np.int64(1)))
 
 
 def _reciprocal_f32(ctx: OpContext, scale: ir.Value) -> ir.Value:
@@ -273,7 +278,7 @@ def nearest_gather(ctx: OpContext, plan: Plan, x: ir.Value) -> ir.Value:
         out_j = outs[j] if isinstance(outs, list) else ctx.reshape(ctx.slice(outs, [j], [j + 1], [0]), [])
         idx = _nearest_indices_graph(ctx, in_j, out_j, _axis_scale(plan, ctx, j), plan.align_corners)
         if same is not None:
-            idx = ctx.op.Where(same, ctx.op.Range(ctx.const(np.int64(0)), in_j, ctx.const(np.int64(1))), idx)
+            idx = ctx.op.Where(same, _arange(ctx, in_j, "nearest interpolation that may copy its input"), idx)
         y = ctx.op.Gather(y, idx, axis=2 + j)
     return y
 
@@ -310,8 +315,9 @@ def _full(ctx: OpContext, x: ir.Value, spatial: ir.Value, lead: np.ndarray | Non
     return ctx.op.Concat(head, spatial, axis=0)
 
 
-def _low_opset_scales(ctx: OpContext, plan: Plan, scales: list[float] | ir.Value | None) -> list[float]:
-    """Constant scales for Upsample / Resize-10 (sizes only when out/in is an exact power of two)."""
+def _low_opset_scales(plan: Plan, scales: list[float] | ir.Value | None) -> list[float] | None:
+    """Constant scales for Upsample / Resize-10 (sizes only when out/in is an exact power of two);
+    None when only Resize-11 can express the op."""
     if isinstance(scales, list):
         return scales
     out = static_out(plan)
@@ -319,7 +325,7 @@ def _low_opset_scales(ctx: OpContext, plan: Plan, scales: list[float] | ir.Value
         ratios = [o / i for i, o in zip(plan.in_static, out)]
         if all(_is_pow2(r) for r in ratios):
             return ratios
-    raise ctx.fail("this resize needs ONNX Resize from opset 11", hint="pass --opset 11 or newer")
+    return None
 
 
 def resize(ctx: OpContext, plan: Plan, x: ir.Value, x_shape: tuple[int, ...]) -> ir.Value:
@@ -342,8 +348,11 @@ def resize(ctx: OpContext, plan: Plan, x: ir.Value, x_shape: tuple[int, ...]) ->
     elif scales is not None and _copies_input(plan):
         return x
 
-    if ctx.opset < 11:
-        full = [1.0, 1.0, *_low_opset_scales(ctx, plan, scales)]
+    low = _low_opset_scales(plan, scales) if ctx.opset < 11 else None
+    if ctx.opset < 11 and low is None:
+        ctx.require_opset(11, "runtime scales or sizes that are not a power-of-two ratio need Resize-11")
+    if low is not None:
+        full = [1.0, 1.0, *low]
         if ctx.opset >= 10:
             return ctx.op.Resize(x, ctx.const(np.asarray(full, F32)), mode=mode)
         if ctx.opset >= 9:
@@ -402,8 +411,8 @@ def grid_sample(ctx: OpContext) -> None:
     rank = ctx.input_rank("x")
     if mode not in ("bilinear", "nearest"):
         raise ctx.fail(f"grid_sample mode {mode!r} is not supported")
-    if rank == 5 and ctx.opset < 20:
-        raise ctx.fail("5-D grid_sample needs GridSample from opset 20", hint="pass --opset 20 or newer")
+    if rank == 5:
+        ctx.require_opset(20, "5-D grid_sample needs N-D GridSample")
     onnx_mode = ("linear" if mode == "bilinear" else mode) if ctx.opset >= 20 else mode
     y = ctx.op.GridSample(
         ctx.input("x"),
