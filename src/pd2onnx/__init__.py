@@ -40,16 +40,19 @@ def export(
     return _export(model_file, params_file, save_file, opset_version, **kwargs)
 
 
-def convert(model: str, params_file: str | None = None, **kwargs: Any) -> ir.Model:
-    """Convert a Paddle model to an in-memory ONNX model (``onnx_ir.Model``); see ``export``."""
+def to_onnx(model: str, params_file: str | None = None, **kwargs: Any) -> ir.Model:
+    """Convert a Paddle model to an in-memory ONNX model (``onnx_ir.Model``); see ``export``.
+
+    (Not named ``convert``: that is the converter subpackage, ``pd2onnx.convert``.)
+    """
     from pd2onnx.api import convert as _convert
 
     return _convert(model, params_file, **kwargs)
 
 
 __all__ = [
-    "convert",
     "export",
+    "to_onnx",
     "ConversionError",
     "ModelFormatError",
     "Pd2OnnxError",

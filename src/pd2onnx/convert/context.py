@@ -92,6 +92,17 @@ class OpContext:
             hint=hint,
         )
 
+    @property
+    def paddle2_semantics(self) -> bool:
+        """True when the file was written by Paddle 2.x (or an unversioned legacy writer).
+
+        Paddle 3 changed some kernels (``round`` half to even, NaN in ``maximum``, boundary
+        of ``hardshrink``, integer ``put_along_axis`` mean ...); the reference is always the
+        Paddle that wrote the file.
+        """
+        program = self.state.program
+        return program.format == "legacy" and program.version < 3_000_000
+
     def require_opset(self, opset: int, why: str) -> None:
         """Declare, while converting, that this op's arguments need ``opset`` or newer.
 

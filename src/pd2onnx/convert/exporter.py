@@ -11,7 +11,7 @@ import onnx_ir as ir
 from pd2onnx._version import __version__
 from pd2onnx.convert.context import OpContext, onnx_dtype
 from pd2onnx.convert.registry import get_mapper
-from pd2onnx.errors import ConversionError, OpSite, OpsetTooLow, Pd2OnnxError, UnsupportedOpError, UsageError
+from pd2onnx.errors import ConversionError, OpsetTooLow, OpSite, Pd2OnnxError, UnsupportedOpError, UsageError
 from pd2onnx.paddle.program import Op, Program
 
 log = logging.getLogger(__name__)
@@ -274,8 +274,8 @@ def _bind_outputs(state: ConvertState) -> None:
         if out.dtype is not None:
             value.type = ir.TensorType(onnx_dtype(out.dtype))
         if out.shape is not None:
-            # Legacy programs' compile-time dims can be wrong (Paddle 2.6 declares 1 for an
-            # expand_v2 -1 dim), so only their rank is trusted; PIR dims are kept.
-            trust = program.format == "pir"
-            value.shape = ir.Shape([d if trust and d >= 0 else None for d in out.shape])
+            # Paddle's compile-time dims can be wrong (2.6 declares 1 for an expand_v2 -1 dim;
+            # 3.3 gets matmul batch broadcasting of unequal ranks wrong), so only the rank is
+            # taken; the optimizer's shape inference fills in the dims it can prove.
+            value.shape = ir.Shape([None] * len(out.shape))
         graph.outputs.append(value)

@@ -15,7 +15,6 @@ import math
 import onnx_ir as ir
 
 from pd2onnx.convert.context import OpContext
-from pd2onnx.convert.ops._elementwise_util import paddle2_semantics
 from pd2onnx.convert.ops.reduce import reduce
 from pd2onnx.convert.registry import mapper
 
@@ -215,7 +214,7 @@ def hardshrink(ctx: OpContext) -> None:
     (and NaN): ``(-t < x < t) ? 0 : x``."""
     x, dtype = _x(ctx)
     t = _fattr(ctx, "threshold", 0.5)
-    if paddle2_semantics(ctx):
+    if ctx.paddle2_semantics:
         ctx.set_output("out", ctx.op.Shrink(x, lambd=t, bias=0.0))
         return
     inside = ctx.op.And(ctx.op.Greater(x, ctx.const(-t, dtype)), ctx.op.Less(x, ctx.const(t, dtype)))

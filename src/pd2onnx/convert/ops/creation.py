@@ -22,17 +22,6 @@ Shape = list[int] | ir.Value
 
 
 # ---------------------------------------------------------------------- helpers
-def scalar_arg(ctx: OpContext, slot: str, default: Any = None) -> Any:
-    """``ctx.scalar`` that also resolves legacy variable attributes (the attribute holds a name)."""
-    value = ctx.scalar(slot, default)
-    if isinstance(value, str):
-        const = ctx.state.const_of(value, ctx.pd.block_idx)
-        if const is not None:
-            return np.asarray(const).reshape(-1)[0].item()
-        return ctx.state.lookup(value, ctx.pd.block_idx)
-    return value
-
-
 def is_runtime(value: Any) -> bool:
     return isinstance(value, ir.Value)
 
@@ -114,7 +103,7 @@ def full_int_array(ctx: OpContext) -> None:
 def full(ctx: OpContext) -> None:
     """fill_constant / full: attribute, ValueTensor or str_value for the value; shape may be a tensor."""
     dtype = ctx.output_dtype("out")
-    value = scalar_arg(ctx, "value", 0.0)
+    value = ctx.scalar("value", 0.0)
     text = ctx.attr("str_value", "")
     if text and not ctx.has_input("value"):
         value = parse_number(text)
@@ -140,11 +129,8 @@ def like_shape(ctx: OpContext, slot: str) -> Shape:
 @mapper("full_like")
 def full_like(ctx: OpContext) -> None:
     dtype = ctx.output_dtype("out")
-    value = scalar_arg(ctx, "value", 0.0)
+    value = ctx.scalar("value", 0.0)
     value_dtype = input_dtype_or(ctx, "value", dtype)
-    if isinstance(ctx.attr("value"), str):
-        info = ctx.info(ctx.attr("value"))
-        value_dtype = info.dtype if info is not None and info.dtype else dtype
     ctx.set_output("out", fill(ctx, like_shape(ctx, "x"), value, dtype, value_dtype))
 
 
@@ -241,7 +227,7 @@ def arange(ctx: OpContext) -> None:
     """Paddle casts start/end/step to the output dtype first; ONNX Range then matches it."""
     dtype = ctx.output_dtype("out")
     slots = ("start", "end", "step")
-    args = [scalar_arg(ctx, s, d) for s, d in zip(slots, (0, None, 1))]
+    args = [ctx.scalar(s, d) for s, d in zip(slots, (0, None, 1))]
     if not any(is_runtime(a) for a in args):
         ctx.set_output("out", ctx.const(arange_values(*args, dtype)))
         return
@@ -264,8 +250,8 @@ def linspace_values(start: float, stop: float, num: int, dtype: str) -> np.ndarr
 @mapper("linspace")
 def linspace(ctx: OpContext) -> None:
     dtype = ctx.output_dtype("out")
-    start, stop = scalar_arg(ctx, "start"), scalar_arg(ctx, "stop")
-    num = scalar_arg(ctx, "number")
+    start, stop = ctx.scalar("start"), ctx.scalar("stop")
+    num = ctx.scalar("number")
     if not any(is_runtime(a) for a in (start, stop, num)):
         ctx.set_output("out", ctx.const(linspace_values(start, stop, int(num), dtype)))
         return
@@ -299,8 +285,8 @@ def linspace(ctx: OpContext) -> None:
 @mapper("eye")
 def eye(ctx: OpContext) -> None:
     dtype = ctx.output_dtype("out")
-    rows = scalar_arg(ctx, "num_rows")
-    cols = scalar_arg(ctx, "num_columns", -1)
+    rows = ctx.scalar("num_rows")
+    cols = ctx.scalar("num_columns", -1)
     if not is_runtime(cols) and int(cols) < 0:
         cols = rows
     if not is_runtime(rows) and not is_runtime(cols):

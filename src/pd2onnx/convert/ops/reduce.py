@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import onnx_ir as ir
 
 from pd2onnx.convert.context import OpContext, onnx_dtype
@@ -32,40 +31,11 @@ _LOGICAL = {"all": "ReduceMin", "any": "ReduceMax"}
 
 
 # ---------------------------------------------------------------------------- arguments
-def _variable_attr(ctx: OpContext, slot: str) -> list[str] | None:
-    """The value names of a legacy variable attribute (VAR/VARS), if ``slot`` is one."""
-    if ctx.has_input(slot):
-        return None
-    value = ctx.pd.attrs.get(slot)
-    names = [value] if isinstance(value, str) else value
-    if isinstance(names, list) and names and all(isinstance(n, str) for n in names):
-        return names
-    return None
-
-
-def int_array_arg(ctx: OpContext, slot: str) -> list[int] | ir.Value | None:
-    """``ctx.int_array`` that also resolves legacy variable attributes."""
-    names = _variable_attr(ctx, slot)
-    if names is None:
-        return ctx.int_array(slot)
-    consts = [ctx.state.const_of(n, ctx.pd.block_idx) for n in names]
-    if all(c is not None for c in consts):
-        return [int(v) for c in consts for v in np.asarray(c).reshape(-1)]
-    parts = []
-    for name, c in zip(names, consts):
-        if c is not None:
-            parts.append(ctx.const_i64(np.asarray(c).reshape(-1).astype(np.int64)))
-        else:
-            value = ctx.op.Cast(ctx.state.lookup(name, ctx.pd.block_idx), to=ir.DataType.INT64)
-            parts.append(ctx.reshape(value, [-1]))
-    return parts[0] if len(parts) == 1 else ctx.op.Concat(*parts, axis=0)
-
-
 def _reduce_axes(ctx: OpContext, rank: int, slot: str = "axis") -> Axes:
     """The axes to reduce, normalized and sorted; None for all of them."""
     if rank == 0 or ctx.attr("reduce_all", False):
         return None
-    axes = int_array_arg(ctx, slot)
+    axes = ctx.int_array(slot)
     if isinstance(axes, ir.Value):
         return axes
     if not axes:
@@ -206,18 +176,6 @@ def frobenius_norm(ctx: OpContext) -> None:
     _finish(ctx, out, rank, axes, keepdim)
 
 
-def scalar_arg(ctx: OpContext, slot: str, default: int) -> int | ir.Value:
-    """An int Scalar argument: attribute, constant tensor, runtime value or legacy variable
-    attribute."""
-    names = _variable_attr(ctx, slot)
-    if names is None:
-        return ctx.scalar(slot, default)
-    const = ctx.state.const_of(names[0], ctx.pd.block_idx)
-    if const is not None:
-        return int(np.asarray(const).reshape(-1)[0])
-    return ctx.state.lookup(names[0], ctx.pd.block_idx)
-
-
 @mapper("argmax", "argmin")
 def arg_max_min(ctx: OpContext) -> None:
     """ArgMax/ArgMin (first index on ties, as Paddle); ``flatten`` reduces the flattened
@@ -230,7 +188,7 @@ def arg_max_min(ctx: OpContext) -> None:
         if keepdims and rank:
             out = ctx.reshape(out, [1] * rank)
     else:
-        axis = scalar_arg(ctx, "axis", -1)
+        axis = ctx.scalar("axis", -1)
         if isinstance(axis, ir.Value):
             raise ctx.fail("the axis is a runtime tensor; ONNX ArgMax/ArgMin need a constant axis")
         out = onnx_op(x, axis=ctx.normalize_axis(int(axis), rank), keepdims=int(keepdims))
