@@ -15,7 +15,9 @@ Options: ``ops`` (canonical op names the case exercises; default: the case's fir
 argument), ``formats`` (default both; leaving one out needs ``why``), ``rtol``/``atol``
 (default 1e-5; say why when looser), ``opsets`` (explicit list, default: lowest that
 converts, 17 and the highest ONNX Runtime runs), ``predict`` (False: record no Paddle
-outputs; for reader-only models Paddle's predictor cannot run).
+outputs; for reader-only models Paddle's predictor cannot run), ``scaled_atol`` (atol is
+multiplied by max(1, max|Paddle output|): for deep networks whose outputs reach the
+hundreds, where fp32 summation order alone moves the last digits).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ class Case:
     opsets: tuple[int, ...] | None = None
     seed: int = 0
     predict: bool = True  # False: no Paddle outputs recorded (reader-only cases)
+    scaled_atol: bool = False  # atol relative to the output's scale: max(1, max|paddle|)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -62,6 +65,7 @@ def case(
     opsets: tuple[int, ...] | None = None,
     seed: int = 0,
     predict: bool = True,
+    scaled_atol: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     if set(formats) != set(FORMATS) and not why:
         raise ValueError("a case that leaves out a format must say why")
@@ -73,6 +77,7 @@ def case(
         REGISTRY[cname] = Case(
             cname, fn, tuple(ops) or (cname,), inspect.getsourcefile(fn) or "", tuple(formats), why,
             rtol, atol, tuple(opsets) if opsets else None, seed, predict,
+            scaled_atol,
         )
         return fn
 

@@ -8,19 +8,24 @@ so activations neither vanish nor explode and a wrong conversion cannot hide.
 
 from harness.cases import case
 
-TOL = {"rtol": 1e-4, "atol": 1e-4}
+# 1e-4, relative to the output's scale: these random deep networks amplify fp32 rounding
+# about 100-400x (measured: a 1e-7 relative input change moves Paddle's own inception_v3
+# output by 7e-3 at a scale of 183), so the last digits depend on summation order alone.
+TOL = {"rtol": 1e-4, "atol": 1e-4, "scaled_atol": True}
 
 
-def calibrate(paddle, model, x, rng):
-    """Rescale weights layer by layer on the batch ``x`` (one forward pass with hooks)."""
+def calibrate(paddle, model, x, rng, passes=4):
+    """Rescale weights layer by layer on the batch ``x`` (forward passes with hooks, repeated
+    until the statistics agree with what the next pass sees)."""
     nn = paddle.nn
     weighted = (nn.Conv2D, nn.Conv2DTranspose, nn.Linear)
     norms = (nn.BatchNorm2D, nn.BatchNorm1D, nn.BatchNorm)
     hooks = []
+    seen = {}
 
     def post(layer, inputs, output):
         std = float(output.std())
-        if std > 0 and (std < 0.5 or std > 2.0):
+        if std > 0 and abs(std - 1.0) > 0.05:
             with paddle.no_grad():
                 layer.weight.set_value(layer.weight / std)
                 if getattr(layer, "bias", None) is not None:
@@ -29,16 +34,24 @@ def calibrate(paddle, model, x, rng):
         return output
 
     def pre(layer, inputs):
+        if layer in seen:  # statistics from the first pass; later passes only refresh them
+            gamma, beta, noise = seen[layer]
+        else:
+            gamma, beta, noise = None, None, None
         x0 = inputs[0]
         axes = [0] + list(range(2, len(x0.shape)))
         mean = x0.mean(axis=axes).numpy()
         var = x0.var(axis=axes).numpy()
         n = mean.shape[0]
-        layer._mean.set_value((mean + 0.1 * rng.standard_normal(n) * (var**0.5 + 1e-3)).astype("float32"))
-        layer._variance.set_value((var * rng.uniform(0.5, 2.0, n) + 1e-3).astype("float32"))
+        if gamma is None:
+            gamma, beta = rng.uniform(0.5, 1.5, n), 0.1 * rng.standard_normal(n)
+            noise = (0.1 * rng.standard_normal(n), rng.uniform(0.5, 2.0, n))
+            seen[layer] = (gamma, beta, noise)
+        layer._mean.set_value((mean + noise[0] * (var**0.5 + 1e-3)).astype("float32"))
+        layer._variance.set_value((var * noise[1] + 1e-3).astype("float32"))
         with paddle.no_grad():
-            layer.weight.set_value(rng.uniform(0.5, 1.5, n).astype("float32"))
-            layer.bias.set_value((0.1 * rng.standard_normal(n)).astype("float32"))
+            layer.weight.set_value(gamma.astype("float32"))
+            layer.bias.set_value(beta.astype("float32"))
 
     for layer in model.sublayers():
         if isinstance(layer, weighted):
@@ -47,7 +60,8 @@ def calibrate(paddle, model, x, rng):
             hooks.append(layer.register_forward_pre_hook(pre))
     model.eval()
     with paddle.no_grad():
-        model(paddle.to_tensor(x))
+        for _ in range(passes):
+            model(paddle.to_tensor(x))
     for h in hooks:
         h.remove()
     return model

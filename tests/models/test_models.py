@@ -17,9 +17,10 @@ from pd2onnx.api import convert
 load_case_files(os.path.dirname(os.path.abspath(__file__)), "modelcases")
 MODEL_CASES = [n for n, c in REGISTRY.items() if "/tests/models/" in c.module]
 
-# fp16 keeps ~11 significant bits: over a deep network the error relative to the output's
-# scale grows to about 1e-2. Checked as max|diff| <= FP16_TOL * max(1, max|paddle|).
-FP16_TOL = 3e-2
+# fp16 keeps ~11 significant bits (relative rounding 5e-4 per op); the random deep networks
+# amplify input changes 100-400x (see cases_models.TOL), so fp16 results move by a few percent
+# of the output's scale. Checked as max|diff| <= FP16_TOL * max(1, max|paddle|).
+FP16_TOL = 0.1
 
 
 @pytest.mark.slow
