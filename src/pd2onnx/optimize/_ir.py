@@ -25,6 +25,12 @@ FLOAT_TYPES = frozenset(
 )
 
 
+# Ops whose every run gives new values: never folded, never merged, kept in fp32.
+RANDOM_OPS = frozenset(
+    {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli"}
+)
+
+
 def _contig(array) -> np.ndarray:
     """C-contiguous copy-if-needed that keeps 0-d arrays 0-d (np.ascontiguousarray does not)."""
     return np.asarray(array, order="C")

@@ -15,6 +15,7 @@ import numpy as np
 import onnx_ir as ir
 
 from pd2onnx.optimize._ir import (
+    RANDOM_OPS,
     attr,
     broadcast_keeps_shape,
     bypass,
@@ -496,9 +497,7 @@ class FusePad(NodePass):
         return True
 
 
-NON_DETERMINISTIC = frozenset(
-    {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli"}
-)
+NON_DETERMINISTIC = RANDOM_OPS
 
 
 class CommonSubexpressions(OptimizerPass):

@@ -20,6 +20,7 @@ import onnx_ir as ir
 
 from pd2onnx.optimize import evaluator
 from pd2onnx.optimize._ir import (
+    RANDOM_OPS,
     const_array,
     const_ints,
     const_size,
@@ -37,12 +38,6 @@ logger = logging.getLogger(__name__)
 FOLDABLE_DOMAINS = frozenset({"", "ai.onnx", "ai.onnx.ml"})
 NEVER_FOLD = frozenset(
     {
-        "RandomNormal",
-        "RandomUniform",
-        "RandomNormalLike",
-        "RandomUniformLike",
-        "Multinomial",
-        "Bernoulli",
         "QuantizeLinear",
         "DequantizeLinear",
         "DynamicQuantizeLinear",
@@ -63,7 +58,7 @@ NEVER_FOLD = frozenset(
         "OptionalGetElement",
         "OptionalHasElement",
     }
-)
+) | RANDOM_OPS
 # Ops whose output can be much larger than their inputs: size computed before evaluation.
 EXPANDING = frozenset({"ConstantOfShape", "Expand", "Tile", "Range", "Resize", "Upsample", "Pad", "OneHot", "EyeLike"})
 

@@ -28,7 +28,7 @@ import logging
 import numpy as np
 import onnx_ir as ir
 
-from pd2onnx.optimize._ir import Namer, const_array, derived_name, is_const, is_onnx
+from pd2onnx.optimize._ir import RANDOM_OPS, Namer, const_array, derived_name, is_const, is_onnx
 from pd2onnx.optimize.passes.shapes import InferShapes
 
 logger = logging.getLogger(__name__)
@@ -40,12 +40,6 @@ FP16_MAX = 65504.0
 KEEP_FP32 = frozenset(
     {
         "Range",
-        "RandomNormal",
-        "RandomUniform",
-        "RandomNormalLike",
-        "RandomUniformLike",
-        "Multinomial",
-        "Bernoulli",
         "NonMaxSuppression",
         "TopK",
         "RoiAlign",
@@ -60,7 +54,7 @@ KEEP_FP32 = frozenset(
         "Loop",
         "Scan",
     }
-)
+) | RANDOM_OPS
 
 FOLLOW, FREE, FIXED = "follow", "free", "fixed"
 
