@@ -16,17 +16,6 @@ def is_float(dtype: str) -> bool:
     return dtype in FLOAT_DTYPES
 
 
-def paddle2_semantics(ctx: OpContext) -> bool:
-    """True when the file was written by Paddle 2.x (or an unversioned legacy writer).
-
-    Paddle 3.x changed some kernels: ``round`` rounds half to even (2.x: half away from
-    zero) and ``maximum``/``minimum`` propagate NaN from either side (2.x: ``x > y ? x : y``).
-    The reference is the Paddle that wrote the file.
-    """
-    program = ctx.state.program
-    return program.format == "legacy" and program.version < 3_000_000
-
-
 def _broadcast_axis(axis: int, rank_big: int, rank_small: int) -> int:
     """Paddle's start axis of the smaller operand (phi GetBroadcastDimsArrays)."""
     if axis < 0:

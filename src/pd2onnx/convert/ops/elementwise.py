@@ -20,7 +20,6 @@ from pd2onnx.convert.ops._elementwise_util import (
     float_equal,
     is_float,
     is_zero,
-    paddle2_semantics,
 )
 from pd2onnx.convert.registry import mapper
 from pd2onnx.paddle import dtypes
@@ -107,7 +106,7 @@ def _native_max_min(ctx: OpContext, dtype: str) -> bool:
 def _max_or_min(ctx: OpContext, x: ir.Value, y: ir.Value, dtype: str, is_max: bool) -> ir.Value:
     """Max/Min; the exact ``x > y ? x : y`` form where ONNX lacks the op (ints before
     opset 12), for 64-bit ints, and for Paddle 2.x files (its kernel: NaN only from y)."""
-    if _native_max_min(ctx, dtype) and not (is_float(dtype) and paddle2_semantics(ctx)):
+    if _native_max_min(ctx, dtype) and not (is_float(dtype) and ctx.paddle2_semantics):
         return ctx.op.Max(x, y) if is_max else ctx.op.Min(x, y)
     pick_x = ctx.op.Greater(x, y) if is_max else ctx.op.Less(x, y)
     return ctx.op.Where(pick_x, x, y)
@@ -438,7 +437,7 @@ def _round_from_floor(ctx: OpContext, x: ir.Value, dtype: str, half_even: bool) 
 
 def _round(ctx: OpContext, x: ir.Value, dtype: str) -> ir.Value:
     """Paddle 2.x: half away from zero; 3.x: half to even (ONNX Round from opset 11)."""
-    if paddle2_semantics(ctx):
+    if ctx.paddle2_semantics:
         return _round_from_floor(ctx, x, dtype, half_even=False)
     if ctx.opset >= 11:
         return ctx.op.Round(x)
