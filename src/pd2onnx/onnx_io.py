@@ -56,13 +56,96 @@ def save_model(model: ir.Model, path: str, external_data: bool | None = None) ->
             os.replace(os.path.join(tmpdir, data_name), os.path.join(directory, data_name))
             written.append(os.path.join(directory, data_name))
         else:
-            proto = ir.serde.serialize_model(model)
             with open(tmp_model, "wb") as f:
-                f.write(proto.SerializeToString(deterministic=True))
+                write_streamed(model, f)
         os.replace(tmp_model, path)
         return written
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+# Protobuf tags (field number << 3 | wire type 2) of the fields written by hand.
+_MODEL_GRAPH, _GRAPH_INITIALIZER, _TENSOR_RAW_DATA = b"\x3a", b"\x2a", b"\x4a"
+
+
+def _tensor_header(tensor: ir.TensorProtocol, name: str) -> bytes | None:
+    """The TensorProto of ``tensor`` without its data, or None when it has no raw form."""
+    import onnx
+
+    if tensor.dtype == ir.DataType.STRING:
+        return None
+    header = onnx.TensorProto(name=name, data_type=int(tensor.dtype), dims=[int(d) for d in tensor.shape])
+    return header.SerializeToString(deterministic=True)
+
+
+def write_streamed(model: ir.Model, f) -> None:
+    """Write ``model`` as one protobuf file without ever holding it whole in memory.
+
+    The graph skeleton is serialised without the main graph's initializers; then each
+    initializer is written as a GraphProto field whose raw_data comes straight from the
+    tensor (a view of the memory-mapped weights), one tensor at a time. Protobuf readers
+    accept fields in any order, so the file is a valid ModelProto.
+    """
+    import logging as _logging
+
+    graph = model.graph
+    streamed: list[tuple[ir.Value, ir.TensorProtocol, bytes]] = []
+    for value in graph.initializers.values():
+        tensor = value.const_value
+        header = None if tensor is None else _tensor_header(tensor, value.name)
+        if header is not None:
+            streamed.append((value, tensor, header))
+    serde_log = _logging.getLogger("onnx_ir.serde")
+    level = serde_log.level
+    serde_log.setLevel(_logging.ERROR)  # it warns about the initializers we hide on purpose
+    try:
+        for value, _, _ in streamed:
+            value.const_value = None
+        proto = ir.serde.serialize_model(model)
+    finally:
+        for value, tensor, _ in streamed:
+            value.const_value = tensor
+        serde_log.setLevel(level)
+    graph_bytes = proto.graph.SerializeToString(deterministic=True)
+    proto.ClearField("graph")
+    sizes = []
+    for _, tensor, header in streamed:
+        n = tensor.nbytes
+        sizes.append(len(header) + 1 + len(_varint(n)) + n)
+    graph_len = len(graph_bytes) + sum(1 + len(_varint(size)) + size for size in sizes)
+    f.write(proto.SerializeToString(deterministic=True))
+    f.write(_MODEL_GRAPH + _varint(graph_len) + graph_bytes)
+    for (value, tensor, header), size in zip(streamed, sizes):
+        data = _raw_bytes(tensor)
+        if len(data) != tensor.nbytes:
+            raise RuntimeError(f"initializer {value.name!r}: {len(data)} bytes, expected {tensor.nbytes}")
+        f.write(_GRAPH_INITIALIZER + _varint(size) + header + _TENSOR_RAW_DATA + _varint(len(data)))
+        f.write(data)
+        del data
+
+
+def _raw_bytes(tensor: ir.TensorProtocol) -> memoryview | bytes:
+    """The tensor's ONNX raw_data: a zero-copy view for plain little-endian numpy tensors
+    (e.g. the memory-mapped weights), ``tobytes()`` otherwise (packed 4-bit types ...)."""
+    import numpy as np
+
+    if isinstance(tensor, ir.Tensor) and tensor.dtype.itemsize >= 1 and tensor.dtype != ir.DataType.BOOL:
+        arr = tensor.numpy()
+        if arr.dtype.byteorder in "=<|" and arr.flags.c_contiguous and arr.nbytes == tensor.nbytes:
+            return memoryview(arr.reshape(-1).view(np.uint8))
+    return tensor.tobytes()
 
 
 def to_bytes(model: ir.Model) -> bytes:
