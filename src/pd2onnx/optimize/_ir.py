@@ -341,6 +341,20 @@ def can_replace(old: ir.Value, new: ir.Value) -> bool:
     )
 
 
+def substitute(graph: ir.Graph, old: ir.Node, new: ir.Node) -> bool:
+    """Put single-output ``new`` in place of ``old``'s output (same dtype and shape) and drop
+    ``old`` if nothing else reads it. False, with the graph unchanged, when the output name
+    cannot be kept."""
+    graph.insert_before(old, new)
+    new.outputs[0].dtype = old.outputs[0].dtype
+    new.outputs[0].shape = old.outputs[0].shape
+    if not replace_value(old.outputs[0], new.outputs[0]):
+        graph.remove(new, safe=True)
+        return False
+    remove_if_dead(old)
+    return True
+
+
 def remove_if_dead(node: ir.Node) -> bool:
     """Remove ``node`` when none of its outputs is read or is a graph output."""
     if node.graph is None:

@@ -35,6 +35,7 @@ from pd2onnx.optimize._ir import (
     set_attr,
     shape_dims,
     small_const,
+    substitute,
 )
 from pd2onnx.optimize.passes.base import NodePass, OptimizerPass
 
@@ -147,13 +148,8 @@ class FlattenToReshape(NodePass):
             return False
         shape = self._const(graph, np.array(target, np.int64), node.outputs[0].name or "flatten")
         reshape = ir.node("Reshape", [node.inputs[0], shape])
-        graph.insert_before(node, reshape)
-        reshape.outputs[0].dtype = node.outputs[0].dtype
-        reshape.outputs[0].shape = node.outputs[0].shape
-        if not replace_value(node.outputs[0], reshape.outputs[0]):
-            graph.remove(reshape, safe=True)
+        if not substitute(graph, node, reshape):
             return False
-        remove_if_dead(node)
         return True
 
     def _const(self, graph: ir.Graph, array: np.ndarray, base: str) -> ir.Value:

@@ -33,6 +33,7 @@ from pd2onnx.optimize._ir import (
     shape_dims,
     single_use,
     small_const,
+    substitute,
 )
 from pd2onnx.optimize.passes.base import NodePass
 
@@ -258,13 +259,8 @@ class FuseGemm(NodePass):
             if rank_of(node.inputs[0]) != 2 or dtype_of(b) not in FLOAT_TYPES or self.opset < 11:
                 return False
             gemm = ir.node("Gemm", [node.inputs[0], t.inputs[0]], {"transB": 1})
-            graph.insert_before(node, gemm)
-            gemm.outputs[0].dtype = node.outputs[0].dtype
-            gemm.outputs[0].shape = node.outputs[0].shape
-            if not replace_value(node.outputs[0], gemm.outputs[0]):
-                graph.remove(gemm, safe=True)
+            if not substitute(graph, node, gemm):
                 return False
-            remove_if_dead(node)
             remove_if_dead(t)
             return True
         changed = False
@@ -296,13 +292,8 @@ class FuseGemm(NodePass):
             if not broadcast_keeps_shape(shape_dims(y), cd):
                 continue
             gemm = ir.node("Gemm", [a, b, c])
-            graph.insert_before(add, gemm)
-            gemm.outputs[0].dtype = add.outputs[0].dtype
-            gemm.outputs[0].shape = add.outputs[0].shape
-            if not replace_value(add.outputs[0], gemm.outputs[0]):
-                graph.remove(gemm, safe=True)
+            if not substitute(graph, add, gemm):
                 return False
-            remove_if_dead(add)
             remove_if_dead(mm)
             return True
         return False
