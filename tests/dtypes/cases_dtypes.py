@@ -1,44 +1,9 @@
-"""The dtype matrix: generated cases, one per (op group, dtype), plus 0-D groups.
-
-Each group is a table of ``(op, fn)`` entries over the same inputs. For a dtype, the case
-(run inside the Paddle worker) first asks Paddle itself which entries it can run on inputs of
-that dtype (eagerly); the saved model holds exactly those, one output each. The test
-(``test_dtypes.py``) reads which ops the saved model holds from Paddle's own view of it, so
-what Paddle accepts is recorded, not hard-coded. bfloat16 has no numpy type: its cases take
-float32 inputs, cast them to bfloat16 in the model and the results back to float32.
-"""
+"""The dtype matrix's core tables: elementwise, reductions, shapes, math, nn, pooling and
+0-D (the generator is ``harness.dtype_matrix``; other ``cases_*.py`` here add more groups)."""
 
 from __future__ import annotations
 
-import numpy as np
-
-from harness.cases import case
-
-DTYPES = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool")
-ZERO_D_DTYPES = ("float32", "float64", "int32", "int64", "bool")
-
-
-def _inputs(rng, shape, dtype):
-    """x (any sign; no zeros for ints), p (positive) in the case's numpy dtype."""
-    x, p = _raw_inputs(rng, shape, dtype)
-    return np.asarray(x), np.asarray(p)
-
-
-def _raw_inputs(rng, shape, dtype):
-    np_dtype = "float32" if dtype == "bfloat16" else dtype
-    if dtype == "bool":
-        return rng.random(shape) > 0.5, rng.random(shape) > 0.3
-    if dtype in ("uint8",):
-        return rng.integers(1, 9, size=shape).astype(np_dtype), rng.integers(1, 4, size=shape).astype(np_dtype)
-    if dtype.startswith("int"):
-        x = np.asarray(rng.integers(-6, 7, size=shape))
-        x[x == 0] = 3
-        return x.astype(np_dtype), rng.integers(1, 4, size=shape).astype(np_dtype)
-    x = np.asarray(rng.standard_normal(shape)) * 2
-    p = np.asarray(rng.random(shape)) * 2 + 0.5
-    if dtype in ("float16", "bfloat16"):  # values exactly representable: no rounding differences in inputs
-        x, p = np.round(x * 8) / 8, np.round(p * 8) / 8
-    return x.astype(np_dtype), p.astype(np_dtype)
+from harness.dtype_matrix import DTYPES, ZERO_D_DTYPES, register
 
 
 def _unary(P):
@@ -134,7 +99,7 @@ def _shape(P):
         ("transpose", lambda x, p: P.transpose(x, [1, 0])),
         ("concat", lambda x, p: P.concat([x, p], axis=0)),
         ("stack", lambda x, p: P.stack([x, p], axis=1)),
-        ("split", lambda x, p: P.split(x, 2, axis=1)[1]),
+        ("split+split_with_num", lambda x, p: P.split(x, 2, axis=1)[1]),
         ("slice", lambda x, p: x[:, 1:3]),
         ("gather", lambda x, p: P.gather(x, P.to_tensor([2, 0], dtype="int64"), axis=1)),
         ("index_select", lambda x, p: P.index_select(x, P.to_tensor([1, 1], dtype="int64"), axis=0)),
@@ -146,7 +111,7 @@ def _shape(P):
         ("roll", lambda x, p: P.roll(x, 1, 1)),
         ("flatten", lambda x, p: P.flatten(x)),
         ("tril", lambda x, p: P.tril(x)),
-        ("triu", lambda x, p: P.triu(x)),
+        ("triu+tril:triu", lambda x, p: P.triu(x)),
         ("pad", lambda x, p: P.nn.functional.pad(x, [1, 1], value=0.0, data_format="NCL")[0]),
         ("full_like", lambda x, p: P.full_like(x, 1)),
         ("full_like:zeros", lambda x, p: P.zeros_like(x)),
@@ -204,7 +169,7 @@ def _nn(P):
         ("pixel_shuffle", lambda x, p: F.pixel_shuffle(P.reshape(x, [1, 4, 3, 1]), 2)),
         ("one_hot", lambda x, p: F.one_hot(p, 5)),
         ("embedding", lambda x, p: F.embedding(P.to_tensor([[0, 2]], dtype="int64"), x)),
-        ("normalize", lambda x, p: F.normalize(x, axis=1)),
+        ("p_norm:normalize", lambda x, p: F.normalize(x, axis=1)),
         ("prelu", lambda x, p: F.prelu(x, P.full([1], 0.25, x.dtype))),
         ("mish", lambda x, p: F.mish(x)),
         ("selu", lambda x, p: F.selu(x)),
@@ -283,15 +248,11 @@ def _zero_d(P):
         ("maximum", lambda x, p: P.maximum(x, p)),
         ("tile", lambda x, p: P.tile(x, [3])),
         ("numel", lambda x, p: P.numel(x)),
-        ("shape", lambda x, p: P.shape(P.unsqueeze(x, 0))),
+        ("shape+shape64", lambda x, p: P.shape(P.unsqueeze(x, 0))),
     ]
 
 
-# Entries Paddle accepts on 0-D inputs but answers wrongly: p_norm(axis=1) of a 0-D x gives
-# values like 6.5e-29 for |x| = 0.25 (Paddle 3.3); pd2onnx gives |x|.
-PADDLE_WRONG_ON_0D = frozenset({"p_norm"})
-
-GROUPS = {
+for _group, (_table, _dims, _dtypes) in {
     # group: (table, input shape, dtypes)
     "unary": (_unary, (3, 4), DTYPES),
     "binary": (_binary, (3, 4), DTYPES),
@@ -306,128 +267,5 @@ GROUPS = {
     "binary0d": (_binary, (), ("float32", "int64", "bool")),
     "reduce0d": (_reduce, (), ("float32", "int64", "bool")),
     "math0d": (_math, (), ("float32", "int64")),
-}
-
-
-def probe(paddle, entries, inputs, dtype):
-    """The entries Paddle runs on these inputs, eagerly and in a static program (whose
-    Python-side dtype checks are stricter than eager mode's)."""
-    bf16 = dtype == "bfloat16"
-
-    def run(fn, xs):
-        if bf16:
-            xs = [t.astype("bfloat16") for t in xs]
-        out = fn(*xs)
-        return out.astype("float32") if bf16 and out.dtype == paddle.bfloat16 else out
-
-    kept = []
-    for name, fn in entries:
-        try:
-            np.asarray(run(fn, [paddle.to_tensor(a) for a in inputs]).numpy())
-        except Exception:  # Paddle has no kernel for this dtype (or refuses the input)
-            continue
-        kept.append((name, fn))
-    paddle.enable_static()
-    try:
-        exe = paddle.static.Executor(paddle.CPUPlace())
-        static_kept = []
-        for name, fn in kept:
-            main, startup = paddle.static.Program(), paddle.static.Program()
-            try:
-                with paddle.static.program_guard(main, startup):
-                    xs = [paddle.static.data(f"x{i}", list(a.shape), str(a.dtype)) for i, a in enumerate(inputs)]
-                    for v in xs:
-                        v.stop_gradient = False  # as paddle.jit.save's inputs
-                    out = run(fn, xs)
-                exe.run(main, feed={f"x{i}": a for i, a in enumerate(inputs)}, fetch_list=[out])
-            except Exception:
-                continue
-            static_kept.append((name, fn))
-    finally:
-        paddle.disable_static()
-    return static_kept
-
-
-def _record(name, kept, why=""):
-    """Write kept.json (and why.txt) into the case's build directory (the worker's
-    ``file::out_root`` argument)."""
-    import json
-    import os
-    import sys
-
-    here = os.path.abspath(__file__)
-    for arg in sys.argv[2:]:
-        path, _, root = arg.partition("::")
-        if os.path.abspath(path) == here:
-            os.makedirs(os.path.join(root, name), exist_ok=True)
-            with open(os.path.join(root, name, "kept.json"), "w") as f:
-                json.dump(kept, f)
-            if why:
-                with open(os.path.join(root, name, "why.txt"), "w") as f:
-                    f.write(why)
-
-
-def _predictor_error(paddle, fn, inputs):
-    """Why Paddle's own save + inference predictor cannot run ``fn`` ("" when it can): the
-    worker's path, tried first so that the case always builds."""
-    import os
-    import tempfile
-
-    from harness import worker
-
-    try:
-        layer = worker._wrap(fn, len(inputs))
-        layer.eval()
-        specs = [paddle.static.InputSpec(list(a.shape), str(a.dtype), f"x{i}") for i, a in enumerate(inputs)]
-        with tempfile.TemporaryDirectory() as d:
-            prefix = os.path.join(d, "model")
-            paddle.jit.save(layer, prefix, input_spec=specs)
-            model = prefix + (".json" if os.path.exists(prefix + ".json") else ".pdmodel")
-            params = prefix + ".pdiparams"
-            worker._predict([model, params if os.path.exists(params) else ""], inputs)
-    except Exception as e:  # noqa: BLE001
-        lines = [ln.strip() for ln in str(e).strip().splitlines() if "Error" in ln] or [type(e).__name__]
-        return lines[-1][:300]
-    return ""
-
-
-def _make(group, dtype):
-    table, shape, _ = GROUPS[group]
-
-    def build(paddle, rng):
-        inputs = list(_inputs(rng, shape, dtype))
-        # every input is used, whatever Paddle keeps
-        entries = [(n, f) for n, f in table(paddle) if not (shape == () and n in PADDLE_WRONG_ON_0D)]
-        entries = entries + [("assign", lambda x, p: paddle.assign(p)),
-                                   ("shape:x", lambda x, p: paddle.shape(x)),
-                                   ("shape:p", lambda x, p: paddle.shape(p))]
-        kept = probe(paddle, entries, inputs, dtype)
-
-        def fn(x, p):
-            if dtype == "bfloat16":
-                x, p = x.astype("bfloat16"), p.astype("bfloat16")
-            outs = []
-            for _, f in kept:
-                out = f(x, p)
-                if dtype == "bfloat16" and out.dtype == paddle.bfloat16:
-                    out = out.astype("float32")
-                outs.append(out)
-            return tuple(outs)
-
-        why = "Paddle runs none of the group's ops in this dtype" if not kept else _predictor_error(paddle, fn, inputs)
-        if why:  # a stand-in model (so that every case builds); the test skips it with the reason
-            _record(f"dt_{group}_{dtype}", [], why)
-            return (lambda x, p: paddle.add(x, p)), [np.zeros((2,), "float32"), np.ones((2,), "float32")]
-        _record(f"dt_{group}_{dtype}", [n for n, _ in kept])
-        return fn, inputs
-
-    build.__name__ = f"dt_{group}_{dtype}"
-    build.__doc__ = f"The {group} group in {dtype} (entries Paddle runs; outputs in table order)."
-    return build
-
-
-for _group, (_, _, _dtypes) in GROUPS.items():
-    for _dtype in _dtypes:
-        case(f"dtype-matrix:{_group}", name=f"dt_{_group}_{_dtype}",
-             rtol=1e-2 if _dtype in ("float16", "bfloat16") else 1e-5,
-             atol=1e-2 if _dtype in ("float16", "bfloat16") else 1e-5)(_make(_group, _dtype))
+}.items():
+    register(__file__, _group, _table, _dims, _dtypes)

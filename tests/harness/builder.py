@@ -43,7 +43,9 @@ def _digest(*paths: str) -> str:
 
 def module_dir(fmt: str, module: str) -> str:
     stem = os.path.splitext(os.path.basename(module))[0]
-    key = _digest(module, os.path.join(HERE, "worker.py"), os.path.join(HERE, "cases.py"))
+    # every harness module can take part in a build (the worker, case helpers, generated tables)
+    harness = sorted(os.path.join(HERE, f) for f in os.listdir(HERE) if f.endswith(".py"))
+    key = _digest(module, *harness)
     return os.path.join(CACHE, fmt, f"{stem}-{key}")
 
 

@@ -16,6 +16,7 @@ _SHORT = {
 
 def supported_ops() -> list[dict[str, Any]]:
     from pd2onnx.convert import dtype_matrix as dm
+    from pd2onnx.convert import dtype_notes as notes
 
     aliases = opdefs.legacy_aliases()
     rows = []
@@ -33,6 +34,8 @@ def supported_ops() -> list[dict[str, Any]]:
                 "dtype_min_opset": dict(dm.MIN_OPSET.get(name, {})),
                 "zero_d": name in dm.ZERO_D,
                 "dtype_gaps": dict(dm.GAPS.get(name, {})),
+                "gap_reasons": {k: notes.GAP_REASONS.get((name, k), "") for k in dm.GAPS.get(name, {})},
+                "outside_matrix": notes.OUTSIDE_MATRIX.get(name, ""),
             }
         )
     return rows
@@ -40,7 +43,7 @@ def supported_ops() -> list[dict[str, Any]]:
 
 def _dtype_cell(r: dict[str, Any]) -> str:
     if r["dtypes"] is None:
-        return ""
+        return "[outside the matrix](#outside-the-dtype-matrix)" if r["outside_matrix"] else ""
     cells = []
     for d in r["dtypes"]:
         n = r["dtype_min_opset"].get(d)
@@ -64,9 +67,9 @@ def format_ops_markdown(rows: list[dict[str, Any]]) -> str:
         "ONNX Runtime at the op's lowest opset, 9, 11, 13, 17 and the newest opset ONNX Runtime runs,",
         "in both file formats: each dtype Paddle's own kernels run for the op (probed in Paddle, not",
         "assumed); `(N+)` marks a dtype the mapper asks opset N for (it refuses lower opsets by name);",
-        "`0-D` marks an op verified on 0-D tensors. Empty: the op is not in the matrix yet (its case",
-        "tests cover float32 and the dtypes they name). Dtypes that do not run are listed under",
-        "[Dtype gaps](#dtype-gaps).",
+        "`0-D` marks an op verified on 0-D tensors. Ops the matrix cannot run are listed, with why",
+        "and where their own tests are, under [Outside the dtype matrix](#outside-the-dtype-matrix);",
+        "dtypes that do not run, with why, under [Dtype gaps](#dtype-gaps).",
         "",
         "| op | family | min opset | legacy names | dtypes |",
         "|---|---|---|---|---|",
@@ -80,12 +83,25 @@ def format_ops_markdown(rows: list[dict[str, Any]]) -> str:
         "## Dtype gaps",
         "",
         "Dtypes Paddle runs for an op that the converted model does not run or does not match in",
-        "ONNX Runtime (the first failure the matrix saw; `(pir)`/`(legacy)`: the file format).",
+        "ONNX Runtime: why, and the first failure the matrix saw (`(pir)`/`(legacy)`: the file format).",
         "",
-        "| op | dtype | first failure |",
-        "|---|---|---|",
+        "| op | dtype | why | first failure |",
+        "|---|---|---|---|",
     ]
     for r in sorted(rows, key=lambda r: r["op"]):
-        for d, why in r["dtype_gaps"].items():
-            lines.append(f"| `{r['op']}` | {d} | {why.replace('|', '/')} |")
+        for d, first in r["dtype_gaps"].items():
+            why = r["gap_reasons"].get(d, "")
+            lines.append(f"| `{r['op']}` | {d} | {why.replace('|', '/')} | {first.replace('|', '/')} |")
+    lines += [
+        "",
+        "## Outside the dtype matrix",
+        "",
+        "Ops whose dtypes the matrix cannot run, and why (each has its own tests against Paddle).",
+        "",
+        "| op | family | why |",
+        "|---|---|---|",
+    ]
+    for r in sorted(rows, key=lambda r: (r["family"], r["op"])):
+        if r["dtypes"] is None and r["outside_matrix"]:
+            lines.append(f"| `{r['op']}` | {r['family']} | {r['outside_matrix'].replace('|', '/')} |")
     return "\n".join(lines) + "\n"
