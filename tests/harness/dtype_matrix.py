@@ -12,7 +12,8 @@ Entry names: ``op[+op2...][:variant]``. Every op named is claimed: the test reco
 entry's result for each claimed op that the saved program holds in that format (a legacy
 spelling and its PIR op, or a decomposition, can share one entry; see
 ``tests/dtypes/test_dtypes.py``). A variant starting with ``random`` compares dtype and
-shape only (random ops: values cannot match Paddle's).
+shape only (random ops: values cannot match Paddle's); a variant starting with ``static``
+is probed in a static program only (ops appended by hand that eager mode cannot run).
 """
 
 from __future__ import annotations
@@ -44,6 +45,12 @@ PADDLE_WRONG_ON_0D = frozenset({"p_norm"})
 def entry_ops(entry: str) -> list[str]:
     """The ops an entry name claims (``a+b:variant`` -> ``[a, b]``)."""
     return entry.split(":", 1)[0].split("+")
+
+
+def static_only(entry: str) -> bool:
+    """Whether the entry only builds in a static program (ops appended by hand, e.g. with
+    ``LayerHelper.append_op``, which eager mode cannot run): the eager probe is skipped."""
+    return entry.partition(":")[2].startswith("static")
 
 
 def shape_only(entry: str) -> bool:
@@ -87,6 +94,9 @@ def probe(paddle, entries, inputs, dtype):
 
     kept = []
     for name, fn in entries:
+        if static_only(name):
+            kept.append((name, fn))
+            continue
         try:
             np.asarray(run(fn, [paddle.to_tensor(a) for a in inputs]).numpy())
         except Exception:  # Paddle has no kernel for this dtype (or refuses the input)
