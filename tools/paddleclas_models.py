@@ -24,6 +24,7 @@ import sys
 import cv2  # noqa: F401  (before paddle, as in the paddledet environment)
 import numpy as np
 import paddle
+from toolkit_io import predict, save_io
 
 MODELS = {
     "swin_tiny": dict(
@@ -57,25 +58,6 @@ def _randomize(model, rng) -> None:
         param.set_value(value.astype("float32"))
 
 
-def predict(model_file: str, params_file: str, feeds: dict) -> tuple[list[str], list[np.ndarray]]:
-    import paddle.inference as pi
-
-    config = pi.Config(model_file, params_file)
-    config.disable_gpu()
-    config.switch_ir_optim(False)
-    config.disable_glog_info()
-    if hasattr(config, "disable_mkldnn"):
-        config.disable_mkldnn()
-    predictor = pi.create_predictor(config)
-    names = predictor.get_input_names()
-    for feed in names:
-        handle = predictor.get_input_handle(feed)
-        handle.reshape(feeds[feed].shape)
-        handle.copy_from_cpu(feeds[feed])
-    predictor.run()
-    return names, [predictor.get_output_handle(o).copy_to_cpu() for o in predictor.get_output_names()]
-
-
 def build(name: str, out_dir: str, batch: int = 2) -> None:
     from paddleclas.ppcls.arch.backbone.legendary_models.swin_transformer import SwinTransformer
 
@@ -95,9 +77,7 @@ def build(name: str, out_dir: str, batch: int = 2) -> None:
     names, outs = predict(model_file, os.path.join(out_dir, "model.pdiparams"), feeds)
     eager = model(paddle.to_tensor(feeds["x"])).numpy()
     np.testing.assert_allclose(outs[0], eager, rtol=1e-4, atol=1e-4)
-    arrays = {f"in{i}": feeds[feed] for i, feed in enumerate(names)}
-    arrays.update({f"out{i}": o for i, o in enumerate(outs)})
-    np.savez(os.path.join(out_dir, "io.npz"), **arrays)
+    save_io(os.path.join(out_dir, "io.npz"), names, feeds, outs)
     print(f"{name}: inputs {names}, outputs {[o.shape for o in outs]}, logit std {outs[0].std():.3f}")
 
 

@@ -21,6 +21,7 @@ import tempfile
 import cv2  # noqa: F401  (before paddle: the other order crashes in zlib with these wheels)
 import numpy as np
 import paddle
+from toolkit_io import predict, save_io
 
 _to_static = paddle.jit.to_static
 
@@ -188,30 +189,13 @@ def build(name: str, out_dir: str, batch: int = 2) -> None:
         for fname in ("model.pdmodel", "model.pdiparams"):
             os.replace(os.path.join(export_dir, fname), os.path.join(out_dir, fname))
 
-    import paddle.inference as pi
-
     feeds = {
         "image": rng.uniform(0, 1, (batch, 3, size, size)).astype("float32"),
         "im_shape": np.array([[size, size]] * batch, "float32"),
         "scale_factor": np.array([[1.0, 1.0]] * batch, "float32"),
     }
-    config = pi.Config(os.path.join(out_dir, "model.pdmodel"), os.path.join(out_dir, "model.pdiparams"))
-    config.disable_gpu()
-    config.switch_ir_optim(False)
-    config.disable_glog_info()
-    if hasattr(config, "disable_mkldnn"):
-        config.disable_mkldnn()
-    predictor = pi.create_predictor(config)
-    names = predictor.get_input_names()
-    for feed in names:
-        handle = predictor.get_input_handle(feed)
-        handle.reshape(feeds[feed].shape)
-        handle.copy_from_cpu(feeds[feed])
-    predictor.run()
-    outs = [predictor.get_output_handle(o).copy_to_cpu() for o in predictor.get_output_names()]
-    arrays = {f"in{i}": feeds[feed] for i, feed in enumerate(names)}
-    arrays.update({f"out{i}": o for i, o in enumerate(outs)})
-    np.savez(os.path.join(out_dir, "io.npz"), **arrays)
+    names, outs = predict(os.path.join(out_dir, "model.pdmodel"), os.path.join(out_dir, "model.pdiparams"), feeds)
+    save_io(os.path.join(out_dir, "io.npz"), names, feeds, outs)
     print(f"{name}: inputs {names}, outputs {[o.shape for o in outs]}")
 
 

@@ -29,6 +29,7 @@ import sys
 
 import numpy as np
 import paddle
+from toolkit_io import predict, save_io
 
 MODELS = {
     "llama_tiny": dict(
@@ -70,25 +71,6 @@ class _Logits(paddle.nn.Layer):
         return self.model(input_ids, use_cache=False, return_dict=False)[0]
 
 
-def predict(model_file: str, params_file: str, feeds: dict) -> tuple[list[str], list[np.ndarray]]:
-    import paddle.inference as pi
-
-    config = pi.Config(model_file, params_file)
-    config.disable_gpu()
-    config.switch_ir_optim(False)
-    config.disable_glog_info()
-    if hasattr(config, "disable_mkldnn"):
-        config.disable_mkldnn()
-    predictor = pi.create_predictor(config)
-    names = predictor.get_input_names()
-    for feed in names:
-        handle = predictor.get_input_handle(feed)
-        handle.reshape(feeds[feed].shape)
-        handle.copy_from_cpu(feeds[feed])
-    predictor.run()
-    return names, [predictor.get_output_handle(o).copy_to_cpu() for o in predictor.get_output_names()]
-
-
 def build(name: str, out_dir: str, shapes=((2, 11), (1, 6))) -> None:
     """One io file per (batch, length): ``io.npz``, ``io_b.npz``."""
     from paddlenlp.transformers import LlamaConfig, LlamaForCausalLM
@@ -127,9 +109,7 @@ def build(name: str, out_dir: str, shapes=((2, 11), (1, 6))) -> None:
         with paddle.no_grad():  # no backward program (fused_rms_norm has no float32 CPU grad)
             eager = layer(paddle.to_tensor(feeds["input_ids"])).numpy()
         np.testing.assert_allclose(outs[0], eager, rtol=1e-4, atol=1e-4)
-        arrays = {f"in{i}": feeds[feed] for i, feed in enumerate(names)}
-        arrays.update({f"out{i}": o for i, o in enumerate(outs)})
-        np.savez(os.path.join(out_dir, "io.npz" if k == 0 else "io_b.npz"), **arrays)
+        save_io(os.path.join(out_dir, "io.npz" if k == 0 else "io_b.npz"), names, feeds, outs)
         print(
             f"{name} {batch}x{length}: inputs {names}, outputs {[o.shape for o in outs]}, std {outs[0].std():.3f}"
         )

@@ -24,6 +24,7 @@ import sys
 import cv2  # noqa: F401  (before paddle, as in the paddledet environment)
 import numpy as np
 import paddle
+from toolkit_io import predict, save_io
 
 MODELS = {
     "pp_liteseg": dict(
@@ -54,25 +55,6 @@ def _randomize(model, rng) -> None:
         else:
             value = rng.uniform(0.5, 1.5, shape)
         param.set_value(value.astype("float32"))
-
-
-def predict(model_file: str, params_file: str, feeds: dict) -> tuple[list[str], list[np.ndarray]]:
-    import paddle.inference as pi
-
-    config = pi.Config(model_file, params_file)
-    config.disable_gpu()
-    config.switch_ir_optim(False)
-    config.disable_glog_info()
-    if hasattr(config, "disable_mkldnn"):
-        config.disable_mkldnn()
-    predictor = pi.create_predictor(config)
-    names = predictor.get_input_names()
-    for feed in names:
-        handle = predictor.get_input_handle(feed)
-        handle.reshape(feeds[feed].shape)
-        handle.copy_from_cpu(feeds[feed])
-    predictor.run()
-    return names, [predictor.get_output_handle(o).copy_to_cpu() for o in predictor.get_output_names()]
 
 
 class _Logits(paddle.nn.Layer):
@@ -108,9 +90,7 @@ def build(name: str, out_dir: str, batch: int = 2) -> None:
         names, outs = predict(model_file, os.path.join(out_dir, "model.pdiparams"), feeds)
         eager = layer(paddle.to_tensor(feeds["x"])).numpy()
         np.testing.assert_allclose(outs[0], eager, rtol=1e-4, atol=1e-4)
-        arrays = {f"in{i}": feeds[feed] for i, feed in enumerate(names)}
-        arrays.update({f"out{i}": o for i, o in enumerate(outs)})
-        np.savez(os.path.join(out_dir, "io.npz" if k == 0 else "io_b.npz"), **arrays)
+        save_io(os.path.join(out_dir, "io.npz" if k == 0 else "io_b.npz"), names, feeds, outs)
         print(f"{name} {h}x{w}: inputs {names}, outputs {[o.shape for o in outs]}, std {outs[0].std():.3f}")
 
 

@@ -1,6 +1,7 @@
 """Models built by Paddle's toolkits (paddledet, paddlenlp, paddleclas, paddleseg) in their own
 virtual environments (``tools/setup_<env>.sh``), by a build script ``tools/<toolkit>_models.py``
-run as ``python SCRIPT NAME OUT_DIR``, cached under the test cache by the script's content hash."""
+run as ``python SCRIPT NAME OUT_DIR``, cached under the test cache by the content hash of the
+script and of ``tools/toolkit_io.py``, which every script imports."""
 
 from __future__ import annotations
 
@@ -29,8 +30,11 @@ def build(toolkit: str, env: str, name: str, io_files: tuple[str, ...] = ("io.np
         pytest.skip(f"no {env} environment at {os.path.dirname(os.path.dirname(python))} "
                     f"(bash tools/setup_{env}.sh)")
     script = os.path.join(ROOT, "tools", f"{toolkit}_models.py")
-    with open(script, "rb") as f:
-        key = hashlib.sha256(f.read()).hexdigest()[:16]
+    h = hashlib.sha256()
+    for path in (script, os.path.join(ROOT, "tools", "toolkit_io.py")):  # the script and what it imports
+        with open(path, "rb") as f:
+            h.update(f.read())
+    key = h.hexdigest()[:16]
     out = os.path.join(CACHE, toolkit, f"{name}-{key}")
     if not all(os.path.exists(os.path.join(out, f)) for f in io_files):
         proc = subprocess.run([python, script, name, out], capture_output=True, text=True, timeout=900, cwd=ROOT)
