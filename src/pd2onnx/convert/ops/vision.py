@@ -401,11 +401,120 @@ def interpolate(ctx: OpContext) -> None:
     resizable = ("float32", "float16", "int32", "int8", "uint8") if ctx.opset >= 11 else ("float32", "float16")
     if method == "nearest" and (not nearest_resize_ok(plan) or dtype not in resizable + ("float64",)):
         y = nearest_gather(ctx, plan, xc)  # exact for every dtype
+    elif dtype == "uint8" and method == "linear" and not ctx.paddle2_semantics:
+        y = _west_gather(ctx, plan, xc)
+    elif dtype == "uint8" and method in ("linear", "bilinear", "trilinear"):
+        y = _uint8_linear(ctx, plan, xc, cf_shape)
     else:
         if dtype not in resizable + ("float64",):
             raise ctx.fail(f"{method} interpolation of a {dtype} tensor: ONNX Runtime's Resize has no {dtype} kernel")
         y = ctx.in_float32("Resize", dtype, lambda a: resize(ctx, plan, a, cf_shape), xc)
     ctx.set_output("output", _from_channel_first(ctx, y, rank, channel_last))
+
+
+def _axis_ratio(in_dim: int, out_dim: int, scale: float | None, align: bool) -> np.float32:
+    """Paddle's float32 source step for one axis."""
+    if out_dim <= 1:
+        return F32(0.0)
+    if align:
+        return F32(in_dim - 1) / F32(out_dim - 1)
+    return F32(1.0 / scale) if scale is not None else F32(in_dim) / F32(out_dim)
+
+
+def linear_axis_np(in_dim: int, out_dim: int, scale: float | None, align: bool, align_mode: int):
+    """Paddle's linear-family neighbours and float32 weights for one axis: (low index, high
+    index, low weight, high weight), as its CPU kernels compute them."""
+    ratio = _axis_ratio(in_dim, out_dim, scale, align)
+    half = align_mode == 0 and not align
+    k = np.arange(out_dim)
+    src = np.float64(ratio) * (k + 0.5) - 0.5  # double, as the kernel
+    step = ratio * k.astype(F32)  # float32
+    lo = np.maximum(np.trunc(src if half else step.astype(np.float64)).astype(np.int64), 0)
+    hi = np.minimum(lo + 1, in_dim - 1)
+    src_f = np.maximum(src.astype(F32), F32(0))
+    w_hi = (src_f - lo.astype(F32)) if half else (step - lo.astype(F32))
+    return lo, hi, (F32(1) - w_hi).astype(F32), w_hi.astype(F32)
+
+
+def _corner_order(n: int) -> list[tuple[int, ...]]:
+    """The order in which Paddle's kernels add the corners (1 = high neighbour): bilinear
+    runs the height neighbour fastest, trilinear the width."""
+    if n == 2:
+        return [(0, 0), (1, 0), (0, 1), (1, 1)]
+    return [tuple((c >> (n - 1 - j)) & 1 for j in range(n)) for c in range(2**n)]
+
+
+def _uint8_linear(ctx: OpContext, plan: Plan, x: ir.Value, x_shape: tuple[int, ...]) -> ir.Value:
+    """uint8 linear/bilinear/trilinear: Paddle sums the weighted corners in float32 (corner
+    times each axis' weight, left to right) and truncates. With static sizes the same
+    float32 products and sums are built from Gathers, so that the truncation agrees even
+    where the sum lands within rounding of an integer; runtime sizes use Resize in float32
+    and Floor."""
+    out_static = static_out(plan)
+    if plan.in_static is None or out_static is None:
+        y = resize(ctx, plan, ctx.cast(x, "float32", "uint8"), x_shape)
+        return ctx.cast(ctx.op.Floor(y), "uint8", "float32")
+    if out_static == plan.in_static:
+        return x
+    n = plan.n
+    axes = []
+    for j, (i, o) in enumerate(zip(plan.in_static, out_static)):
+        scale = None if plan.scales is None else plan.scales[j]
+        lo, hi, w_lo, w_hi = linear_axis_np(i, o, scale, plan.align_corners, plan.align_mode)
+        shape = [o] + [1] * (n - 1 - j)
+        axes.append(((lo, hi), (ctx.const(w_lo.reshape(shape)), ctx.const(w_hi.reshape(shape)))))
+    gathered: dict[tuple[int, ...], ir.Value] = {(): ctx.cast(x, "float32", "uint8")}
+
+    def corner(bits: tuple[int, ...]) -> ir.Value:
+        if bits not in gathered:
+            prev = corner(bits[:-1])
+            j = len(bits) - 1
+            gathered[bits] = ctx.op.Gather(prev, ctx.const(axes[j][0][bits[-1]]), axis=2 + j)
+        return gathered[bits]
+
+    total = None
+    for bits in _corner_order(n):
+        term = corner(bits)
+        for j, b in enumerate(bits):
+            term = ctx.op.Mul(term, axes[j][1][b])
+        total = term if total is None else ctx.op.Add(total, term)
+    return ctx.cast(ctx.op.Floor(total), "uint8", "float32")
+
+
+def linear_west_indices_np(in_dim: int, out_dim: int, scale: float | None, align: bool, align_mode: int) -> np.ndarray:
+    """The left neighbour Paddle's linear kernel reads for each output position (its
+    float32 ratio; half-pixel with negatives clamped when align_mode is 0 without
+    align_corners, else ``ratio * k``)."""
+    ratio = F32(0.0)
+    if out_dim > 1:
+        if align:
+            ratio = F32(in_dim - 1) / F32(out_dim - 1)
+        elif scale is not None:
+            ratio = F32(1.0 / scale)
+        else:
+            ratio = F32(in_dim) / F32(out_dim)
+    k = np.arange(out_dim, dtype=np.float64)
+    if align_mode == 0 and not align:
+        idx = np.trunc(np.float64(ratio) * (k + 0.5) - 0.5)
+    else:
+        idx = np.trunc((np.float32(ratio) * k.astype(F32)).astype(np.float64))
+    return np.maximum(idx, 0).astype(np.int64)
+
+
+def _west_gather(ctx: OpContext, plan: Plan, x: ir.Value) -> ir.Value:
+    """uint8 linear_interp as Paddle 3 computes it: its uint8 kernel drops the weights and
+    returns the left neighbour (measured on Paddle 3.3: every output equals
+    x[west index], never the weighted sum)."""
+    out_static = static_out(plan)
+    if plan.in_static is None or out_static is None:
+        raise ctx.fail("uint8 linear interpolation to a runtime size is not supported (Paddle 3 reads the "
+                       "left neighbour only; pd2onnx computes those indices from static sizes)")
+    if out_static == plan.in_static:
+        return x
+    (i,), (o,) = plan.in_static, out_static
+    scale = None if plan.scales is None else plan.scales[0]
+    idx = linear_west_indices_np(i, o, scale, plan.align_corners, plan.align_mode)
+    return ctx.op.Gather(x, ctx.const(idx), axis=2)
 
 
 # ---------------------------------------------------------------------- grid_sample
