@@ -252,6 +252,31 @@ def vision_trilinear_asymmetric(paddle, rng):
     return fn, [_x(rng, 1, 1, 2, 3, 6)]
 
 
+@case("linear_interp", "bilinear_interp", "trilinear_interp", name="vision_linear_family_uint8")
+def vision_linear_family_uint8(paddle, rng):
+    """uint8: Paddle sums the weighted corners in float32 and truncates (sums that land within
+    rounding of an integer must truncate the same way); Paddle 3's uint8 linear_interp reads
+    the left neighbour only (2.6 weighs both)."""
+    f = paddle.nn.functional.interpolate
+
+    def fn(x1, x2, x3):
+        return (
+            f(x1, size=[11], mode="linear", data_format="NCW"),
+            f(x1, scale_factor=2, mode="linear", align_mode=1, data_format="NCW"),
+            f(x1, size=[13], mode="linear", align_corners=True, data_format="NWC"),
+            f(x2, size=[5, 7], mode="bilinear"),
+            f(x2, size=[3, 6], mode="bilinear", align_corners=True, data_format="NHWC"),
+            f(x2, scale_factor=[1.5, 0.5], mode="bilinear", align_mode=1),
+            f(x3, size=[3, 3, 5], mode="trilinear", data_format="NCDHW"),
+            f(x3, scale_factor=2, mode="trilinear", align_corners=True, data_format="NCDHW"),
+        )
+
+    def u8(*shape):
+        return rng.integers(0, 256, shape).astype("uint8")
+
+    return fn, [u8(2, 3, 8), u8(2, 3, 4, 6), u8(1, 3, 2, 2, 4)]
+
+
 # ---------------------------------------------------------------------- grid_sample
 def _grid_case(paddle, rng, mode, padding_mode, align_corners):
     def fn(x, grid):
