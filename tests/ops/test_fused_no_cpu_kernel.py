@@ -2,7 +2,8 @@
 passes the builders' kernel check): ``fused_bias_act``, ``rms_norm``, ``flash_attn`` and
 ``memory_efficient_attention``. Each is put into a real program saved by Paddle (a case whose
 operands fit) in place of the ops there, converted, and compared with a numpy rendering of
-Paddle's GPU kernel."""
+Paddle's GPU kernel; the same programs retyped to float16/bfloat16 (the dtypes LLM exports
+use) are compared with their float32 conversion (``ops._half``)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ import pytest
 
 from harness import builder
 from harness.cases import REGISTRY, load_case_files
-from harness.check import compare, run_onnx
+from harness.check import compare, ort_max_opset, run_onnx
+from ops._half import HALF, check_half
 from pd2onnx.convert.exporter import export_program
 from pd2onnx.errors import ConversionError
 from pd2onnx.paddle import load
@@ -199,3 +201,87 @@ def test_flash_attn_unpadded(causal):
         ]
     )
     compare(f"flash_attn_unpadded causal={causal}", got, want, 1e-5, 1e-5)
+
+
+def _rms_norm_program():
+    name = "llm_fused_rms_norm"
+    if name not in REGISTRY:
+        pytest.skip(f"{name} is not loaded")
+    built = builder.get(REGISTRY[name], "pir")
+    program = load(built.model_file)
+    (op,) = [op for op in program.main.ops if op.type == "fused_rms_norm_quant"]
+    op.type = "rms_norm"
+    op.inputs = {"x": op.inputs["x"], "scale": op.inputs["norm_weight"]}
+    op.outputs = {"out": op.outputs["out"], "invvar": []}
+    op.attrs = {"normalized_shape": [20], "epsilon": 1e-6}
+    io = np.load(os.path.join(built.dir, "io.npz"))
+    return program, [io["in0"], io["in1"]]
+
+
+def _unpadded_program(causal):
+    from pd2onnx.paddle.program import Value
+
+    program, (q, k, v) = _attention_program(
+        "flash_attn_unpadded",
+        {"q": 0, "k": 1, "v": 2},
+        "out",
+        {"causal": causal, "scale": 0.25, "dropout": 0.0, "is_test": True},
+    )
+    block = program.main
+    for value in program.inputs:
+        value.shape = (10, 3, 8)
+        block.values[value.name].shape = (10, 3, 8)
+    for name in ("cu_q", "cu_k"):
+        block.values[name] = Value(name, "int32", (3,), persistable=True)
+        program.params[name] = np.asarray([0, 4, 10], np.int32)
+    (op,) = [o for o in block.ops if o.type == "flash_attn_unpadded"]
+    op.inputs.update(cu_seqlens_q=["cu_q"], cu_seqlens_k=["cu_k"])
+    for name in op.outputs["out"]:
+        program.find_value(name).shape = (10, 3, 8)
+    return program, [a.reshape(10, 3, 8) for a in (q, k, v)]
+
+
+def _half_programs(which):
+    if which.startswith("fused_bias_act"):
+        program, x, bias = _program(which.split(":")[1])
+        return program, [x, np.zeros_like(bias), bias]
+    if which == "rms_norm":
+        return _rms_norm_program()
+    if which.startswith("flash_attn_unpadded"):
+        return _unpadded_program(which.endswith("causal"))
+    if which.startswith("flash_attn"):
+        causal = which.endswith("causal")
+        program, qkv = _attention_program(
+            "flash_attn", {"q": 0, "k": 1, "v": 2}, "out", {"causal": causal, "dropout": 0.0, "is_test": True}
+        )
+        return program, qkv
+    program, qkv = _attention_program(
+        "memory_efficient_attention",
+        {"query": 0, "key": 1, "value": 2},
+        "output",
+        {"causal": True, "scale": 0.3, "dropout_p": 0.0, "is_test": True},
+    )
+    return program, qkv
+
+
+_HALF_PROGRAMS = [
+    "fused_bias_act:gelu",
+    "fused_bias_act:relu",
+    "fused_bias_act:swiglu",
+    "fused_bias_act:geglu",
+    "rms_norm",
+    "flash_attn",
+    "flash_attn:causal",
+    "memory_efficient_attention",
+    "flash_attn_unpadded",
+    "flash_attn_unpadded:causal",
+]
+
+
+@pytest.mark.parametrize("dtype", sorted(HALF))
+@pytest.mark.parametrize("which", _HALF_PROGRAMS)
+def test_half_precision(which, dtype):
+    """float16/bfloat16 (what these GPU-only ops run in), at opsets 13 (flash_attn_unpadded's
+    lowest), 17 and 23 (ONNX Attention/RMSNormalization) and the newest ONNX Runtime runs."""
+    program, inputs = _half_programs(which)
+    check_half(program, inputs, dtype, which, opsets=sorted({13, 17, 23, ort_max_opset()}))
