@@ -179,6 +179,23 @@ def nn_conv3d_transpose(paddle, rng):
     return conv, [_x(rng, 1, 2, 3, 4, 3)]
 
 
+@case("conv2d_transpose", "depthwise_conv2d_transpose", "conv3d_transpose", name="nn_conv_transpose_f64")
+def nn_conv_transpose_f64(paddle, rng):
+    """float64: ONNX Runtime has no double ConvTranspose kernel, so pd2onnx computes it in
+    float32 (the comparison's tolerance covers float32 rounding)."""
+    f = paddle.nn.functional
+
+    def fn(x, w, x3, w3):
+        return (
+            f.conv2d_transpose(x, w, stride=2, padding=1, output_padding=1),
+            f.conv2d_transpose(x, w[:, :1, :2, :2], stride=2, groups=3),
+            f.conv3d_transpose(x3, w3, stride=[1, 2, 1], padding=[0, 1, 1]),
+        )
+
+    d = "float64"
+    return fn, [_x(rng, 1, 3, 4, 5, dtype=d), _x(rng, 3, 2, 3, 3, dtype=d), _x(rng, 1, 2, 3, 3, 4, dtype=d), _x(rng, 2, 3, 2, 3, 3, dtype=d)]
+
+
 # ---------------------------------------------------------------------------- dropout
 @case("dropout", name="nn_dropout_upscale")
 def nn_dropout_upscale(paddle, rng):
