@@ -1,9 +1,12 @@
 """Fused ops that Paddle's CPU builds can neither run nor write (no CPU kernel, so no dtype
-passes the builders' kernel check): ``fused_bias_act``, ``rms_norm``, ``flash_attn`` and
-``memory_efficient_attention``. Each is put into a real program saved by Paddle (a case whose
-operands fit) in place of the ops there, converted, and compared with a numpy rendering of
-Paddle's GPU kernel; the same programs retyped to float16/bfloat16 (the dtypes LLM exports
-use) are compared with their float32 conversion (``ops._half``)."""
+passes the builders' kernel check): ``fused_bias_act``, ``rms_norm``, ``fused_rms_norm`` (the
+old name), ``flash_attn``, ``flash_attn_unpadded`` and ``memory_efficient_attention``. Each is
+put into a real program saved by Paddle (a case whose operands fit) in place of the ops there,
+converted at the lowest opset that converts it, 17, 23 where the mapper changes there, and the
+newest ONNX Runtime runs, and compared with a numpy rendering of Paddle's GPU kernel (or with
+Paddle's own output where the op only changes name). The same programs retyped to
+float16/bfloat16 (the dtypes LLM exports use) are compared with their float32 conversion
+(``ops._half``)."""
 
 from __future__ import annotations
 
@@ -49,6 +52,12 @@ def _program(act: str, **attrs):
     return program, io["in0"], io["in2"]
 
 
+def opsets(program, *extra: int) -> list[int]:
+    """The lowest opset the program converts at, 17, ``extra`` and the newest ONNX Runtime runs."""
+    lowest = export_program(program, opset=7, auto_opset=True).opset_imports[""]
+    return sorted({o for o in (lowest, 17, ort_max_opset(), *extra) if lowest <= o <= ort_max_opset()})
+
+
 def _gelu(v):
     return v * 0.5 * (1.0 + np.vectorize(math.erf)(v / math.sqrt(2.0)))
 
@@ -56,9 +65,7 @@ def _gelu(v):
 @pytest.mark.parametrize("act", ["gelu", "relu", "swiglu", "geglu"])
 def test_fused_bias_act(act):
     program, x, bias = _program(act)
-    model = export_program(program, opset=17)
     feeds = [np.asarray(a) for a in (x, np.zeros_like(bias), bias)]
-    (got,) = run_onnx(model, feeds)
     v = (x + bias).astype(np.float64)
     if act == "gelu":
         want = _gelu(v)
@@ -67,7 +74,9 @@ def test_fused_bias_act(act):
     else:
         a, b = v[..., :12], v[..., 12:]
         want = (_gelu(a) if act == "geglu" else a / (1 + np.exp(-a))) * b
-    compare(f"fused_bias_act {act}", got, want.astype(np.float32), 1e-5, 1e-5)
+    for opset in opsets(program):
+        (got,) = run_onnx(export_program(program, opset=opset, auto_opset=False), feeds)
+        compare(f"fused_bias_act {act} opset {opset}", got, want.astype(np.float32), 1e-5, 1e-5)
 
 
 def test_fused_bias_act_quantized_refused():
@@ -76,7 +85,7 @@ def test_fused_bias_act_quantized_refused():
         export_program(program, opset=17)
 
 
-@pytest.mark.parametrize("opset", [17, 23])
+@pytest.mark.parametrize("opset", [0, 17, 23, 99])
 def test_rms_norm(opset):
     """``F.rms_norm`` (PIR ``rms_norm``: GPU-only in Paddle 3.3), put in place of the
     fused_rms_norm of a saved program; opset 23 uses ONNX RMSNormalization."""
@@ -92,7 +101,8 @@ def test_rms_norm(opset):
     op.attrs = {"normalized_shape": [20], "epsilon": 1e-6}
     io = np.load(os.path.join(built.dir, "io.npz"))
     x, w = io["in0"], io["in1"]
-    model = export_program(program, opset=opset)
+    opset = {0: opsets(program)[0], 99: ort_max_opset()}.get(opset, opset)  # lowest, newest
+    model = export_program(program, opset=opset, auto_opset=False)
     if opset >= 23:
         assert any(n.op_type == "RMSNormalization" for n in model.graph)
     (got,) = run_onnx(model, [x, w])
@@ -140,8 +150,8 @@ def test_flash_attn(causal):
     program, (q, k, v) = _attention_program(
         "flash_attn", {"q": 0, "k": 1, "v": 2}, "out", {"causal": causal, "dropout": 0.0, "is_test": True}
     )
-    for opset in (13, 17, 23):
-        model = export_program(program, opset=opset)
+    for opset in opsets(program, 13, 23):
+        model = export_program(program, opset=opset, auto_opset=False)
         assert (opset >= 23) == any(n.op_type == "Attention" for n in model.graph)
         (got,) = run_onnx(model, [q, k, v])
         want = _attention_ref(q, k, v, 1 / np.sqrt(8.0), 0 if causal else None)
@@ -155,8 +165,8 @@ def test_memory_efficient_attention():
         "output",
         {"causal": True, "scale": 0.3, "dropout_p": 0.0, "is_test": True},
     )
-    for opset in (17, 23):
-        (got,) = run_onnx(export_program(program, opset=opset), [q, k, v])
+    for opset in opsets(program, 23):
+        (got,) = run_onnx(export_program(program, opset=opset, auto_opset=False), [q, k, v])
         compare(f"memory_efficient_attention opset {opset}", got, _attention_ref(q, k, v, 0.3, 0), 1e-5, 1e-5)
 
 
@@ -171,36 +181,41 @@ def test_flash_attn_training_dropout_refused():
 @pytest.mark.parametrize("causal", [False, True])
 def test_flash_attn_unpadded(causal):
     """Two packed sequences of lengths 4 and 6 (q, k, v [10, 3, 8]); cu_seqlens as parameters."""
-    from pd2onnx.paddle.program import Value
-
-    program, (q, k, v) = _attention_program(
-        "flash_attn_unpadded",
-        {"q": 0, "k": 1, "v": 2},
-        "out",
-        {"causal": causal, "scale": 0.25, "dropout": 0.0, "is_test": True},
-    )
-    block = program.main
-    for value in program.inputs:
-        value.shape = (10, 3, 8)
-        block.values[value.name].shape = (10, 3, 8)
-    for name in ("cu_q", "cu_k"):
-        block.values[name] = Value(name, "int32", (3,), persistable=True)
-        program.params[name] = np.asarray([0, 4, 10], np.int32)
-    (op,) = [o for o in block.ops if o.type == "flash_attn_unpadded"]
-    op.inputs.update(cu_seqlens_q=["cu_q"], cu_seqlens_k=["cu_k"])
-    for name in op.outputs["out"]:
-        program.find_value(name).shape = (10, 3, 8)
-    q, k, v = (a.reshape(10, 3, 8) for a in (q, k, v))
-    model = export_program(program, opset=17)
-    onnx.checker.check_model(ir.serde.serialize_model(model), full_check=True)
-    (got,) = run_onnx(model, [q, k, v])
+    program, (q, k, v) = _unpadded_program(causal)
     want = np.concatenate(
         [
             _attention_ref(q[None, a:b], k[None, a:b], v[None, a:b], 0.25, 0 if causal else None)[0]
             for a, b in ((0, 4), (4, 10))
         ]
     )
-    compare(f"flash_attn_unpadded causal={causal}", got, want, 1e-5, 1e-5)
+    for opset in opsets(program):
+        model = export_program(program, opset=opset, auto_opset=False)
+        onnx.checker.check_model(ir.serde.serialize_model(model), full_check=True)
+        (got,) = run_onnx(model, [q, k, v])
+        compare(f"flash_attn_unpadded causal={causal} opset {opset}", got, want, 1e-5, 1e-5)
+
+
+@pytest.mark.parametrize("fmt", ["pir", "legacy"])
+def test_fused_rms_norm_old_name(fmt):
+    """``fused_rms_norm`` (the PIR name of earlier Paddle 3.x releases; 3.3 writes
+    ``fused_rms_norm_quant`` and has no builder for the old name) in place of the
+    fused_rms_norm_quant of a saved program: compared with what Paddle itself computed (PIR) or
+    the case's numpy reference (Paddle 2.6's legacy ``rms_norm``, GPU-only there)."""
+    from harness.check import load_io
+
+    name = {"pir": "llm_fused_rms_norm_residual", "legacy": "llm_rms_norm_legacy_26"}[fmt]
+    if name not in REGISTRY:
+        pytest.skip(f"{name} is not loaded")
+    built = builder.get(REGISTRY[name], fmt)
+    assert built.error is None, built.error
+    program = load(built.model_file)
+    (op,) = [op for op in program.walk_ops() if op.type == "fused_rms_norm_quant"]
+    op.type = "fused_rms_norm"
+    inputs, wants = load_io(os.path.join(built.dir, "io.npz"))
+    for opset in opsets(program, 23):
+        gots = run_onnx(export_program(program, opset=opset, auto_opset=False), inputs)
+        for k, (got, want) in enumerate(zip(gots, wants)):
+            compare(f"fused_rms_norm ({fmt}) output {k} opset {opset}", got, want, 1e-5, 1e-5)
 
 
 def _rms_norm_program():
