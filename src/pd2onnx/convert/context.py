@@ -42,12 +42,6 @@ _ONNX_DTYPES = {
     "float8_e5m2": ir.DataType.FLOAT8E5M2,
 }
 
-# ONNX ops ONNX Runtime's CPU provider runs in float32 but not float64 (at any opset;
-# onnxruntime/core/providers/cpu/cpu_execution_provider.cc): ctx.in_float32 casts around them.
-NO_DOUBLE_KERNEL = frozenset({
-    "Erf", "Conv", "Resize", "Upsample", "GridSample", "InstanceNormalization", "AveragePool", "GlobalAveragePool",
-})
-
 FLOAT_DTYPES = frozenset({"float16", "bfloat16", "float32", "float64"})
 INT_DTYPES = frozenset({"int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"})
 
@@ -396,17 +390,16 @@ class OpContext:
         return self.op.Clip(x, **kwargs)
 
     def float_kernel(self, op_type: str, x: ir.Value, dtype: str, **attrs: Any) -> ir.Value:
-        """``op_type(x)``, in float32 where ONNX Runtime lacks the dtype (``in_float32``)."""
-        return self.in_float32(op_type, dtype, lambda v: self.op.__getattr__(op_type)(v, **attrs), x)
+        """``op_type(x)`` (kept for mappers written before the legalization pass)."""
+        return self.op.__getattr__(op_type)(x, **attrs)
 
     def in_float32(self, op_type: str, dtype: str, build: Any, *values: ir.Value) -> ir.Value:
-        """``build(*values)``; when ONNX Runtime's CPU provider has no ``dtype`` kernel for
-        ``op_type`` (``NO_DOUBLE_KERNEL``), the values are cast to float32 first and the
-        result back to ``dtype`` (float32 precision, rather than a model that cannot run)."""
-        if dtype != "float64" or op_type not in NO_DOUBLE_KERNEL:
-            return build(*values)
-        f32, f64 = onnx_dtype("float32"), onnx_dtype("float64")
-        return self.op.Cast(build(*[self.op.Cast(v, to=f32) for v in values]), to=f64)
+        """``build(*values)``. Mappers emit nodes in the tensor's own dtype: where ONNX Runtime's
+        CPU provider has no kernel for it (e.g. float64 Conv, Erf, Resize), the converter's
+        legalization pass (``pd2onnx.convert.legalize``, run on the whole graph after the
+        mappers) computes the node in float32 and casts the result back. Kept so that existing
+        mappers need no change; new mappers need not call it."""
+        return build(*values)
 
     def normalize_axis(self, axis: int, rank: int) -> int:
         if not -rank <= axis < max(rank, 1):

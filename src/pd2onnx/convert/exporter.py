@@ -291,7 +291,21 @@ def _export_at(program: Program, target: int) -> ir.Model:
     _drop_unused_initializers(graph)
     # IR version 4 is the first that lets initializers be something else than graph inputs.
     ir_version = max(4, onnx.helper.find_min_ir_version_for([onnx.helper.make_opsetid("", target)]))
-    return ir.Model(graph, ir_version=ir_version, producer_name="pd2onnx", producer_version=__version__)
+    model = ir.Model(graph, ir_version=ir_version, producer_name="pd2onnx", producer_version=__version__)
+    _legalize(model)
+    return model
+
+
+def _legalize(model: ir.Model) -> None:
+    """Compute the nodes ONNX Runtime's CPU provider has no kernel for in a type it has
+    (``pd2onnx.convert.legalize``); what it cannot fix is logged."""
+    from pd2onnx.convert.legalize import legalize
+
+    report = legalize(model)
+    if report.rewritten:
+        log.info("legalize: %d node(s) computed in another type for ONNX Runtime", len(report.rewritten))
+    for op, binding, why in report.unresolved:
+        log.warning("ONNX Runtime may not run %s with %s: %s", op, binding, why)
 
 
 def _drop_unused_initializers(graph: ir.Graph) -> None:
