@@ -127,6 +127,23 @@ def llm_sdpa_causal_26(paddle, rng, out_dir):
     return {"model": "model.pdmodel", "inputs": [q, k, v], "outputs": [out]}
 
 
+@case(
+    "matmul",
+    "softmax",
+    name="llm_sdpa_causal_pir",
+    formats=("pir",),
+    why="Paddle 2.6 writes causal attention as fused_softmax_mask_upper_triangle (llm_sdpa_causal_26)",
+)
+def llm_sdpa_causal_pir(paddle, rng):
+    """Causal scaled-dot-product attention as Paddle 3.3's CPU build writes it (matmul, triu mask,
+    softmax); also the PIR host of test_fused_no_cpu_kernel's attention ops."""
+
+    def fn(q, k, v):
+        return paddle.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+    return fn, [rng.standard_normal((2, 5, 3, 8)).astype("float32") for _ in range(3)], [(None, 5, 3, 8)] * 3
+
+
 def _rope_reference(x, sin, cos, pos_ids, neox, time_major, base=10000.0):
     """Paddle's fused_rotary_position_embedding kernel (phi fused_rope_utils.h), element by element."""
     import numpy as np

@@ -111,15 +111,17 @@ def test_rms_norm(opset):
     compare(f"rms_norm opset {opset}", got, want.astype(np.float32), 1e-5, 1e-5)
 
 
-def _attention_program(op_type: str, inputs: dict, out_slot: str, attrs: dict):
-    """The causal-attention legacy case (q, k, v [batch, 5, 3, 8]) with its ops replaced by
-    one ``op_type`` op (flash_attn / memory_efficient_attention have no CPU kernel)."""
+def _attention_program(op_type: str, inputs: dict, out_slot: str, attrs: dict, fmt: str = "legacy"):
+    """A causal-attention case (q, k, v [batch, 5, 3, 8]; Paddle 2.6's legacy save or 3.3's PIR
+    one) with its ops replaced by one ``op_type`` op (flash_attn / memory_efficient_attention
+    have no CPU kernel)."""
     from pd2onnx.paddle.program import Op
 
-    name = "llm_sdpa_causal_26"
+    name = {"legacy": "llm_sdpa_causal_26", "pir": "llm_sdpa_causal_pir"}[fmt]
     if name not in REGISTRY:
         pytest.skip(f"{name} is not loaded")
-    built = builder.get(REGISTRY[name], "legacy")
+    built = builder.get(REGISTRY[name], fmt)
+    assert built.error is None, built.error
     program = load(built.model_file)
     block = program.main
     keep = [op for op in block.ops if op.type in ("feed", "fetch", "data")]
@@ -145,10 +147,11 @@ def _attention_ref(q, k, v, scale, causal_shift=None):
     return (p @ vt).transpose(0, 2, 1, 3).astype(np.float32)
 
 
+@pytest.mark.parametrize("fmt", ["legacy", "pir"])
 @pytest.mark.parametrize("causal", [False, True])
-def test_flash_attn(causal):
+def test_flash_attn(causal, fmt):
     program, (q, k, v) = _attention_program(
-        "flash_attn", {"q": 0, "k": 1, "v": 2}, "out", {"causal": causal, "dropout": 0.0, "is_test": True}
+        "flash_attn", {"q": 0, "k": 1, "v": 2}, "out", {"causal": causal, "dropout": 0.0, "is_test": True}, fmt
     )
     for opset in opsets(program, 13, 23):
         model = export_program(program, opset=opset, auto_opset=False)
@@ -158,12 +161,14 @@ def test_flash_attn(causal):
         compare(f"flash_attn causal={causal} opset {opset}", got, want, 1e-5, 1e-5)
 
 
-def test_memory_efficient_attention():
+@pytest.mark.parametrize("fmt", ["legacy", "pir"])
+def test_memory_efficient_attention(fmt):
     program, (q, k, v) = _attention_program(
         "memory_efficient_attention",
         {"query": 0, "key": 1, "value": 2},
         "output",
         {"causal": True, "scale": 0.3, "dropout_p": 0.0, "is_test": True},
+        fmt,
     )
     for opset in opsets(program, 23):
         (got,) = run_onnx(export_program(program, opset=opset, auto_opset=False), [q, k, v])
@@ -178,10 +183,11 @@ def test_flash_attn_training_dropout_refused():
         export_program(program, opset=17)
 
 
+@pytest.mark.parametrize("fmt", ["legacy", "pir"])
 @pytest.mark.parametrize("causal", [False, True])
-def test_flash_attn_unpadded(causal):
+def test_flash_attn_unpadded(causal, fmt):
     """Two packed sequences of lengths 4 and 6 (q, k, v [10, 3, 8]); cu_seqlens as parameters."""
-    program, (q, k, v) = _unpadded_program(causal)
+    program, (q, k, v) = _unpadded_program(causal, fmt)
     want = np.concatenate(
         [
             _attention_ref(q[None, a:b], k[None, a:b], v[None, a:b], 0.25, 0 if causal else None)[0]
@@ -233,7 +239,7 @@ def _rms_norm_program():
     return program, [io["in0"], io["in1"]]
 
 
-def _unpadded_program(causal):
+def _unpadded_program(causal, fmt="legacy"):
     from pd2onnx.paddle.program import Value
 
     program, (q, k, v) = _attention_program(
@@ -241,6 +247,7 @@ def _unpadded_program(causal):
         {"q": 0, "k": 1, "v": 2},
         "out",
         {"causal": causal, "scale": 0.25, "dropout": 0.0, "is_test": True},
+        fmt,
     )
     block = program.main
     for value in program.inputs:
@@ -251,8 +258,11 @@ def _unpadded_program(causal):
         program.params[name] = np.asarray([0, 4, 10], np.int32)
     (op,) = [o for o in block.ops if o.type == "flash_attn_unpadded"]
     op.inputs.update(cu_seqlens_q=["cu_q"], cu_seqlens_k=["cu_k"])
-    for name in op.outputs["out"]:
+    fetched = [n for o in block.ops if o.type == "fetch" for ns in o.outputs.values() for n in ns]
+    for name in [*op.outputs["out"], *fetched]:
         program.find_value(name).shape = (10, 3, 8)
+    for value in program.outputs:
+        value.shape = (10, 3, 8)
     return program, [a.reshape(10, 3, 8) for a in (q, k, v)]
 
 
