@@ -222,3 +222,31 @@ def test_type_the_onnx_schema_refuses_is_legalized():
     c = np.array([1, 0, 1, 1], bool)
     (got,) = _run(fixed, {"a": a, "c": c})
     np.testing.assert_array_equal(got, a[c])
+
+
+def test_optimizer_keeps_the_rounding_between_legalized_nodes():
+    """Mul then Sub in bfloat16: each is computed in float32 and rounded to bfloat16 once, like
+    Paddle; the optimizer may drop Cast(bf16->f32)->Cast(f32->bf16) but never the rounding
+    Cast(f32->bf16)->Cast(bf16->f32) between the two nodes."""
+    from pd2onnx.optimize import optimize
+
+    nodes = [
+        helper.make_node("Cast", ["a"], ["a16"], to=T.BFLOAT16),
+        helper.make_node("Cast", ["b"], ["b16"], to=T.BFLOAT16),
+        helper.make_node("Mul", ["a16", "b16"], ["m"]),
+        helper.make_node("Sub", ["m", "a16"], ["r"]),
+        helper.make_node("Cast", ["r"], ["y"], to=T.FLOAT),
+    ]
+    proto = _model(nodes, [_vi("a", T.FLOAT), _vi("b", T.FLOAT)], [_vi("y", T.FLOAT)], 13)
+    model = ir.serde.deserialize_model(proto)
+    legalize(model)
+    optimize(model)
+    fixed = ir.serde.serialize_model(model)
+    rng = np.random.default_rng(3)
+    a = (rng.standard_normal((2, 3)) * 3).astype(BF16).astype(np.float32)
+    b = (rng.standard_normal((2, 3)) * 3).astype(BF16).astype(np.float32)
+    (got,) = _run(fixed, {"a": a, "b": b})
+    m = (a * b).astype(BF16).astype(np.float32)
+    np.testing.assert_array_equal(got, (m - a).astype(BF16).astype(np.float32))
+    casts = [(n.input[0], helper.get_attribute_value(n.attribute[0])) for n in fixed.graph.node if n.op_type == "Cast"]
+    assert sum(to == T.BFLOAT16 for _, to in casts) >= 1  # the rounding after Mul is still there
