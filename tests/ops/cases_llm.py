@@ -422,3 +422,50 @@ def llm_softmax_mask_fuse(paddle, rng):
 
     mask = np.where(rng.random((2, 1, 4, 8)) < 0.3, -1e4, 0.0).astype("float32")
     return fn, [_x(rng, 2, 3, 4, 8), mask]
+
+
+@case(
+    "fused_bias_act",
+    name="llm_fused_bias_act_legacy",
+    custom=True,
+    formats=("legacy",),
+    why="no CPU kernel in Paddle 2.6 or 3.3 (and no 2.6 Python API): the legacy op is appended to the block "
+    "desc and the reference is numpy (the PIR form: tests/ops/test_fused_no_cpu_kernel.py)",
+)
+def llm_fused_bias_act_legacy(paddle, rng, out_dir):
+    """gelu with a bias, and swiglu without one, as a Paddle 2.6 GPU program carries them."""
+    import math
+    import os
+
+    import numpy as np
+
+    from harness.static import static_program
+
+    x, b = _x(rng, 2, 8), _x(rng, 8)
+
+    def build(paddle):
+        xv, bv = paddle.static.data("x", [2, 8], "float32"), paddle.static.data("b", [8], "float32")
+        blk = paddle.static.default_main_program().global_block()
+        outs = []
+        for k, (act, width, bias) in enumerate((("gelu", 8, True), ("swiglu", 4, False))):
+            op = blk.desc.append_op()
+            op.set_type("fused_bias_act")
+            op.set_input("x", [xv.name])
+            if bias:
+                op.set_input("bias", [bv.name])
+            o = blk.create_var(name=f"fba_out{k}", shape=[2, width], dtype="float32")
+            op.set_output("out", [o.name])
+            op._set_attr("act_method", act)
+            op._set_attr("compute_dtype", "default")
+            op._set_attr("quant_scale", -1.0)
+            outs.append(o)
+        paddle.static.default_main_program()._sync_with_cpp()
+        return [xv, bv], [paddle.scale(o, 1.0) for o in outs]
+
+    with static_program(paddle, build) as (main, exe, (inputs, outputs)):
+        paddle.static.save_inference_model(os.path.join(out_dir, "model"), inputs, outputs, exe, program=main)
+    v = (x + b).astype(np.float64)
+    gelu = v * 0.5 * (1.0 + np.vectorize(math.erf)(v / math.sqrt(2.0)))
+    a, g = x[:, :4].astype(np.float64), x[:, 4:].astype(np.float64)
+    swiglu = a / (1.0 + np.exp(-a)) * g
+    return {"model": "model.pdmodel", "inputs": [x, b], "outputs": [gelu.astype("float32"), swiglu.astype("float32")]}

@@ -40,6 +40,8 @@ CASES = [
     ("llm_rope_tables_position_ids", "legacy", "fused_rotary_position_embedding"),
     ("llm_rope_plain_tables", "legacy", "fused_rotary_position_embedding"),
     ("llm_multihead_matmul_legacy", "legacy", "multihead_matmul"),
+    ("llm_fused_bias_act_legacy", "legacy", "fused_bias_act"),
+    ("llm_sdpa_causal_pir", "pir", "matmul"),
     ("nn2_fc", "pir", "fc"),
     ("nn2_fc", "legacy", "fc"),
     ("nn2_fused_elemwise_activation", "legacy", "fused_elemwise_activation"),
