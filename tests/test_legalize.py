@@ -250,3 +250,30 @@ def test_optimizer_keeps_the_rounding_between_legalized_nodes():
     np.testing.assert_array_equal(got, (m - a).astype(BF16).astype(np.float32))
     casts = [(n.input[0], helper.get_attribute_value(n.attribute[0])) for n in fixed.graph.node if n.op_type == "Cast"]
     assert sum(to == T.BFLOAT16 for _, to in casts) >= 1  # the rounding after Mul is still there
+
+
+def test_fp16_conversion_leaves_legalized_islands_in_float32():
+    """to_fp16 on a bfloat16 model: the float32 Mul the pass made stays float32 (in float16,
+    bfloat16 values beyond 65504 would overflow); the float32 part of the model goes float16."""
+    from pd2onnx.optimize import to_fp16
+
+    nodes = [
+        helper.make_node("Cast", ["a"], ["a16"], to=T.BFLOAT16),
+        helper.make_node("Mul", ["a16", "a16"], ["m"]),
+        helper.make_node("Cast", ["m"], ["y"], to=T.FLOAT),
+        helper.make_node("Relu", ["a"], ["z"]),
+    ]
+    proto = _model(nodes, [_vi("a", T.FLOAT)], [_vi("y", T.FLOAT), _vi("z", T.FLOAT)], 13)
+    model = ir.serde.deserialize_model(proto)
+    legalize(model)
+    to_fp16(model, keep_io_types=True)
+    fixed = ir.serde.serialize_model(model)
+    a = np.array([[300.0, -1000, 2], [4, 5, -6]], np.float32)
+    y, z = _run(fixed, {"a": a})
+    np.testing.assert_array_equal(y, (a * a).astype(BF16).astype(np.float32))
+    np.testing.assert_array_equal(z, np.maximum(a, 0))
+    relu = next(n for n in fixed.graph.node if n.op_type == "Relu")
+    producer = next(n for n in fixed.graph.node if relu.input[0] in n.output)
+    assert producer.op_type == "Cast" and helper.get_attribute_value(producer.attribute[0]) == T.FLOAT16
+    mul = next(n for n in fixed.graph.node if n.op_type == "Mul")
+    assert all(next(n for n in fixed.graph.node if i in n.output).attribute[0].i == T.FLOAT for i in mul.input)

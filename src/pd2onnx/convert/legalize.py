@@ -324,10 +324,14 @@ class _Legalizer:
 
     def rewrite(self, graph, node, schema, bound, new, where) -> None:
         changed = {c for c in new if new[c] != bound[c]}
+        made: dict[tuple[int, str], ir.Value] = {}
         for c in changed:
             to = _dtype_of(new[c])
             for i in where[c]:
                 v = node.inputs[i]
+                if (id(v), new[c]) in made:
+                    node.replace_input_with(i, made[id(v), new[c]])
+                    continue
                 cast = ir.Node("", "Cast", [v], ir.convenience.convert_attributes({"to": to}), num_outputs=1,
                                name=self.fresh(f"{node.name or node.op_type}/legalize_in{i}"))
                 cast.outputs[0].name = self.fresh(f"{v.name}__{new[c]}")
@@ -336,6 +340,7 @@ class _Legalizer:
                 self.types[cast.outputs[0]] = new[c]
                 graph.insert_before(node, cast)
                 node.replace_input_with(i, cast.outputs[0])
+                made[id(v), new[c]] = cast.outputs[0]
         anchor = node
         for k, out in enumerate(node.outputs):
             formal = self._formal(schema.outputs, k)

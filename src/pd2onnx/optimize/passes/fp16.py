@@ -13,7 +13,13 @@ float inputs/outputs be float16, except
   (|x| > 65504): that initializer is never clamped; its consumers stay float32 and a
   warning names it. (Run optimize() first: a BatchNorm folded into a Conv no longer
   carries its variance.)
-- inputs that the schema fixes to float32 (e.g. Resize ``roi``/``scales``) stay float32.
+- inputs that the schema fixes to float32 (e.g. Resize ``roi``/``scales``) stay float32;
+- float32 islands of a bfloat16/float64 computation: a node whose float32 inputs come from
+  Casts of bfloat16 (or float64) values and whose float32 results all go to Casts back to that
+  type, and those Casts. The converter's legalization pass computes this way the nodes ONNX
+  Runtime has no bfloat16/float64 kernel for; float16 there would overflow bfloat16's range
+  (or lose float64's precision). Every Cast from bfloat16/float64 to float32 stays float32
+  for the same reason (its float16 consumers get a Cast at the border).
 
 Casts are inserted only at the borders between float16 and float32 regions. With
 ``keep_io_types`` graph inputs/outputs stay float32 with Casts next to them; otherwise
@@ -119,12 +125,15 @@ def convert_to_fp16(model: ir.Model, keep_io_types: bool = False) -> list[str]:
             shape_nodes.add(id(node))
 
     # 2. Candidate float16 nodes and their input/output roles.
+    islands = _islands(nodes)
     roles: dict[int, tuple[list[str], list[bool]]] = {}
     for node in nodes:
-        if not is_onnx(node) or node.op_type in KEEP_FP32 or id(node) in shape_nodes:
+        if not is_onnx(node) or node.op_type in KEEP_FP32 or id(node) in shape_nodes or id(node) in islands:
             continue
         if node.op_type == "Cast" and node.attributes["to"].as_int() != F32.value:
             continue  # a Cast to another type is precision-neutral; leave it
+        if node.op_type == "Cast" and node.inputs[0] is not None and node.inputs[0].dtype in _WIDE:
+            continue  # bfloat16/float64 -> float32 stays: in float16 it could overflow/round
         r = _roles(node, opset)
         if r is None:
             continue
@@ -228,6 +237,45 @@ def convert_to_fp16(model: ir.Model, keep_io_types: bool = False) -> list[str]:
     for w in warnings:
         logger.warning("%s", w)
     return warnings
+
+
+_WIDE = (ir.DataType.BFLOAT16, ir.DataType.DOUBLE)
+
+
+def _cast_to(node: ir.Node | None) -> ir.DataType | None:
+    if node is None or not is_onnx(node) or node.op_type != "Cast" or "to" not in node.attributes:
+        return None
+    return ir.DataType(node.attributes["to"].as_int())
+
+
+def _islands(nodes: list[ir.Node]) -> set[int]:
+    """ids of float32 islands in a bfloat16/float64 computation (see the module docstring):
+    the node, and the Casts into it that feed nothing else."""
+    found: set[int] = set()
+    for node in nodes:
+        if not is_onnx(node) or _cast_to(node) is not None:
+            continue
+        sources = set()
+        for v in node.inputs:
+            if v is None or v.dtype != F32:
+                continue
+            producer = v.producer()
+            if _cast_to(producer) == F32 and producer.inputs[0] is not None and producer.inputs[0].dtype in _WIDE:
+                sources.add(producer.inputs[0].dtype)
+        if len(sources) != 1:
+            continue
+        wide = sources.pop()
+        outs = [o for o in node.outputs if o.dtype == F32]
+        if not outs or any(o.is_graph_output() or not o.uses() for o in outs):
+            continue
+        if all(_cast_to(u.node) == wide for o in outs for u in o.uses()):
+            found.add(id(node))
+    for node in nodes:
+        if _cast_to(node) == F32 and node.inputs[0] is not None and node.inputs[0].dtype in _WIDE:
+            users = [u.node for o in node.outputs for u in o.uses()]
+            if users and all(id(u) in found for u in users):
+                found.add(id(node))
+    return found
 
 
 def _is_free_input(node: ir.Node, idx: int) -> bool:
