@@ -61,7 +61,10 @@ with open(path, "w") as f:
             "fails when a result disagrees with this declaration. ``GAPS[op][dtype]`` (or ``\"0-D\"``) is\n"
             'the first failure seen: ONNX Runtime has no kernel, the mapper refuses, or a wrong result.\n"""\n\n')
     f.write("# ruff: noqa: E501\n")
-    f.write(f"VERIFIED: dict[str, tuple[str, ...]] = {json.dumps(verified, indent=4).replace('[', '(').replace(']', ')')}\n\n")
+    f.write("VERIFIED: dict[str, tuple[str, ...]] = {\n")
+    for op, dtypes in verified.items():
+        f.write(f"    {op!r}: {tuple(dtypes)!r},\n".replace("'", '"'))
+    f.write("}\n\n")
     min_opset = {op: {d: n for d, n in sorted(v.items()) if d in verified.get(op, ())} for op, v in sorted(needs.items())}
     min_opset = {op: v for op, v in min_opset.items() if v}
     f.write(f"MIN_OPSET: dict[str, dict[str, int]] = {json.dumps(min_opset, indent=4)}\n\n")
