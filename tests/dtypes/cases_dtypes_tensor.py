@@ -216,11 +216,18 @@ def _with_x(table):
     return lambda P: table(P) + [("assign:x", lambda x, p: P.assign(x))]
 
 
-for _group, _table in {
-    "tcreate": _creation,
-    "ttensor": _tensor,
-    "tindex": _indexing,
-    "trandom": _random,
-    "tmisc": _misc,
-}.items():
-    register(__file__, _group, _with_x(_table), SHAPE, DTYPES)
+# int16 is left out of the bookkeeping group: Paddle's inference predictor holds int16 feeds as
+# int32 data (Paddle 3.3: "The type of data we are trying to retrieve (int16) does not match the
+# type of data (int32)"), so ops that pass their input through (assign, memcpy*) return int32
+# there: measured, values equal to the int16 input, dtype int32 in both Paddles. The other
+# groups' int16 cases are skipped for the same reason (the predictor fails on them).
+_NO_INT16 = tuple(d for d in DTYPES if d != "int16")
+
+for _group, _table, _dtypes in (
+    ("tcreate", _creation, DTYPES),
+    ("ttensor", _tensor, DTYPES),
+    ("tindex", _indexing, DTYPES),
+    ("trandom", _random, DTYPES),
+    ("tmisc", _misc, _NO_INT16),
+):
+    register(__file__, _group, _with_x(_table), SHAPE, _dtypes)

@@ -174,18 +174,25 @@ def creation_eye_runtime(paddle, rng):
 
 @case("empty", "empty_like", name="creation_empty")
 def creation_empty(paddle, rng):
-    """Contents are undefined: check shapes and dtypes only (zeros_like of the results)."""
+    """Contents are undefined: check shapes and dtypes only (zeros_like of the results).
+
+    paddle.empty_like writes shape + empty in both Paddles; PIR's own empty_like op (a
+    dynamic-batch input here) comes from ``_C_ops`` (Paddle 2.6 has no empty_like op)."""
+    pir = int(paddle.__version__.split(".")[0]) >= 3
 
     def fn(x):
         e = paddle.empty([2, 3], "int32")
         e2 = paddle.empty_like(x)
         e3 = paddle.empty([paddle.shape(x)[0], 2], "float64")
+        e4 = paddle._C_ops.empty_like(x, paddle.int64, paddle.CPUPlace()) if pir else paddle.empty_like(x, "int64")
         return (
             paddle.shape(e),
             paddle.zeros_like(e),
             paddle.shape(e2),
             paddle.zeros_like(e2),
             paddle.zeros_like(e3),
+            paddle.shape(e4),
+            paddle.zeros_like(e4),
         )
 
     return fn, [rng.standard_normal((4, 3)).astype("float32")], [(None, 3)]

@@ -626,3 +626,38 @@ def tensor_legacy_expand_v1(paddle, rng):
         return _append_legacy(paddle, "expand", x, {"expand_times": [1, 2, 3]})
 
     return fn, [_i64(rng, 2, 3, 1)]
+
+
+# ---------------------------------------------------------------------------- PIR bookkeeping ops
+@case(
+    "sync_calc_stream",
+    "c_identity",
+    "depend",
+    name="misc_bookkeeping_pir",
+    custom=True,
+    formats=("pir",),
+    why="PIR only (Paddle 2.6 has no sync_calc_stream; its c_identity/depend are in "
+    "cases_nn2.misc_bookkeeping_legacy), numpy reference: Paddle 3.3's CPU executor runs none of "
+    "the three (no c_identity CPU kernel; sync_calc_stream: 'kernel output args (0) defs should "
+    "equal op outputs (1)'; depend: 'Input(X) and Output(Out) variable should be the same')",
+)
+def misc_bookkeeping_pir(paddle, rng, out_dir):
+    import os
+
+    import numpy as np
+
+    from harness.static import static_program
+
+    def build(paddle):
+        x = paddle.static.data("x", [2, 3], "float32")
+        y = paddle.static.data("y", [-1, 3], "float32")
+        a = paddle._C_ops.sync_calc_stream(x * 2.0)
+        b = paddle._C_ops.c_identity(a + 1.0, 0, True, True)
+        c = paddle._C_ops.depend(b * 3.0, [y])
+        return [x, y], [c + 0.0, paddle._C_ops.sync_calc_stream(y) - 1.0]
+
+    with static_program(paddle, build) as (main, exe, (inputs, outputs)):
+        paddle.static.save_inference_model(os.path.join(out_dir, "model"), inputs, outputs, exe, program=main)
+    x, y = _f32(rng, 2, 3), _f32(rng, 4, 3)
+    return {"model": "model.json", "inputs": [x, y],
+            "outputs": [(x * np.float32(2) + np.float32(1)) * np.float32(3), y - np.float32(1)]}
