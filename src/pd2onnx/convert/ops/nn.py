@@ -97,25 +97,16 @@ def conv_transpose(ctx: OpContext) -> None:
     if isinstance(size, list) and size and is_static(g.sizes):
         size = per_dim(ctx, size, g.nd, "output_size")
         attrs["output_padding"] = _padding_for_size(ctx, g, size)
-        y = _conv_transpose_op(ctx, x, w, bias, attrs)
+        y = ctx.op.ConvTranspose(x, w, bias, **attrs)
     elif size is not None and (isinstance(size, ir.Value) or size):
         attrs["pads"] = [a for a, _ in g.pairs] + [0] * g.nd
         attrs["output_padding"] = [s - 1 for s in g.strides]
-        y = _conv_transpose_op(ctx, x, w, bias, attrs)
+        y = ctx.op.ConvTranspose(x, w, bias, **attrs)
         ends = size if isinstance(size, ir.Value) else per_dim(ctx, size, g.nd, "output_size")
         y = ctx.slice(y, [0] * g.nd, ends, list(range(2, g.rank)))
     else:
-        y = _conv_transpose_op(ctx, x, w, bias, attrs)
+        y = ctx.op.ConvTranspose(x, w, bias, **attrs)
     ctx.set_output("out", to_channels_last(ctx, y, g.rank, g.last))
-
-
-def _conv_transpose_op(ctx: OpContext, x: ir.Value, w: ir.Value, bias: ir.Value | None, attrs: dict) -> ir.Value:
-    """ConvTranspose; float64 in float32 (ONNX Runtime's CPU provider has no double
-    ConvTranspose kernel; ``ctx.in_float32`` only knows the ops of NO_DOUBLE_KERNEL)."""
-    if ctx.input_dtype("x") != "float64":
-        return ctx.op.ConvTranspose(x, w, bias, **attrs)
-    f32 = [None if v is None else ctx.cast(v, "float32", "float64") for v in (x, w, bias)]
-    return ctx.cast(ctx.op.ConvTranspose(*f32, **attrs), "float64", "float32")
 
 
 def _padding_for_size(ctx: OpContext, g: _Geometry, size: Sequence[int]) -> list[int]:

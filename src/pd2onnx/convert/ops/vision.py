@@ -406,7 +406,9 @@ def interpolate(ctx: OpContext) -> None:
     elif dtype == "uint8" and method in ("linear", "bilinear", "trilinear"):
         y = _uint8_linear(ctx, plan, xc, cf_shape)
     else:
-        if dtype not in resizable + ("float64",):
+        # float types without a Resize kernel (float64, bfloat16) are computed in float32 by the
+        # legalization pass; integers other than these would change meaning there
+        if dtype not in resizable + ("float64", "bfloat16"):
             raise ctx.fail(f"{method} interpolation of a {dtype} tensor: ONNX Runtime's Resize has no {dtype} kernel")
         y = ctx.in_float32("Resize", dtype, lambda a: resize(ctx, plan, a, cf_shape), xc)
     ctx.set_output("output", _from_channel_first(ctx, y, rank, channel_last))
