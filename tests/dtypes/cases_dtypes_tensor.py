@@ -104,10 +104,17 @@ def _flatten2(P, x):
     return _legacy_op(P, "flatten2", {"X": [x3]}, {"axis": 1}, ["Out", "XShape"], x.dtype)[0]
 
 
+def _no_grad(t):
+    """t with stop_gradient set (Paddle refuses a bool expand_as input that needs gradients,
+    as jit.save's inputs do)."""
+    t.stop_gradient = True
+    return t
+
+
 def _tensor(P):
     F = P.nn.functional
     return [
-        ("expand_as", lambda x, p: P.expand_as(x[:1], p)),
+        ("expand_as", lambda x, p: P.expand_as(_no_grad(x[:1]), p)),
         ("expand_v1:static", lambda x, p: _expand_v1(P, x)),
         ("flatten2:static", lambda x, p: _flatten2(P, x)),
         ("strided_slice", lambda x, p: P.strided_slice(x, [0, 1], [0, 1], [3, 4], [2, 2])),
