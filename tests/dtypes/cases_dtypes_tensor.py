@@ -11,7 +11,7 @@ where one exists (``_C_ops``), else the modern op (which the entry does not clai
 
 from __future__ import annotations
 
-from harness.dtype_matrix import DTYPES, register
+from harness.dtype_matrix import DTYPES, ZERO_D_DTYPES, register
 
 SHAPE = (3, 4)
 
@@ -78,7 +78,7 @@ def _creation(P):
         ("arange:negative-step", lambda x, p: P.arange(6, -1, -2, dtype=x.dtype)),
         ("assign_value", lambda x, p: P.to_tensor([[1, 0], [1, 1]], dtype=x.dtype)),
         ("empty:random", lambda x, p: P.empty([2, 3], dtype=x.dtype)),
-        ("empty_like:random", lambda x, p: _empty_like(P, x)),
+        ("empty_like+empty:random", lambda x, p: _empty_like(P, x)),
         ("eye", lambda x, p: P.eye(3, 4, dtype=x.dtype)),
         ("fill_zeros_like:static", lambda x, p: _fill_zeros_like(P, x)),
         ("full", lambda x, p: P.full([2, 3], 1, dtype=x.dtype)),
@@ -217,6 +217,22 @@ def _misc(P):
     ])
 
 
+def _zero_d(P):
+    """Creation and tensor ops on 0-D inputs (x, p are 0-D)."""
+    return [
+        ("full:0-d", lambda x, p: P.full([], 1, dtype=x.dtype)),
+        ("assign_value:0-d", lambda x, p: P.to_tensor(1, dtype=x.dtype)),
+        ("empty:random-0-d", lambda x, p: P.empty([], dtype=x.dtype)),
+        ("empty_like+empty:random-0-d", lambda x, p: _empty_like(P, x)),
+        ("fill_zeros_like:static-0-d", lambda x, p: _fill_zeros_like(P, x)),
+        ("full_with_tensor+full:shape-tensor-0-d", lambda x, p: P.full(P.shape(x), 1, dtype=x.dtype)),
+        ("expand_as:0-d", lambda x, p: P.expand_as(_no_grad(P.assign(x)), P.stack([p, p]))),
+        ("unstack:to-0-d", lambda x, p: P.unstack(P.stack([x, p]))[1]),
+        ("set_value_with_tensor+set_value:0-d", lambda x, p: _setitem(P, P.stack([x, x]), 1, p)),
+        ("numel:0-d", lambda x, p: P.numel(x)),
+    ]
+
+
 def _with_x(table):
     """The table plus an entry that uses x in every dtype (the generator's shape entries are
     not kept in all of them, e.g. Paddle 2.6's int8, and creation entries only read x's dtype:
@@ -231,11 +247,12 @@ def _with_x(table):
 # groups' int16 cases are skipped for the same reason (the predictor fails on them).
 _NO_INT16 = tuple(d for d in DTYPES if d != "int16")
 
-for _group, _table, _dtypes in (
-    ("tcreate", _creation, DTYPES),
-    ("ttensor", _tensor, DTYPES),
-    ("tindex", _indexing, DTYPES),
-    ("trandom", _random, _NO_INT16),  # no random op takes int16: only the assign entries ran
-    ("tmisc", _misc, _NO_INT16),
+for _group, _table, _shape, _dtypes in (
+    ("tcreate", _creation, SHAPE, DTYPES),
+    ("ttensor", _tensor, SHAPE, DTYPES),
+    ("tindex", _indexing, SHAPE, DTYPES),
+    ("trandom", _random, SHAPE, _NO_INT16),  # no random op takes int16: only the assign entries ran
+    ("tmisc", _misc, SHAPE, _NO_INT16),
+    ("tcreate0d", _zero_d, (), ZERO_D_DTYPES),
 ):
-    register(__file__, _group, _with_x(_table), SHAPE, _dtypes)
+    register(__file__, _group, _with_x(_table), _shape, _dtypes)
