@@ -117,6 +117,7 @@ def _tensor(P):
         ("expand_as", lambda x, p: P.expand_as(_no_grad(x[:1]), p)),
         ("expand_v1:static", lambda x, p: _expand_v1(P, x)),
         ("flatten2:static", lambda x, p: _flatten2(P, x)),
+        ("split_with_num+split:num", lambda x, p: P.split(x, 2, axis=-1)[0]),
         ("strided_slice", lambda x, p: P.strided_slice(x, [0, 1], [0, 1], [3, 4], [2, 2])),
         ("strided_slice:negative", lambda x, p: P.strided_slice(x, [1], [3], [0], [-2])),
         ("unfold", lambda x, p: F.unfold(P.reshape(x, [1, 1, 3, 4]), [2, 2])),
