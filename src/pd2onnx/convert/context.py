@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import onnx_ir as ir
 
+from pd2onnx.convert.legalize import has_kernel
 from pd2onnx.errors import ConversionError, OpsetTooLow
 from pd2onnx.paddle import dtypes
 
@@ -369,8 +370,9 @@ class OpContext:
                 c = self.const(hi, dtype)
                 out = self.op.Where(self.op.Greater(out, c), c, out)
             return out
-        if dtype == "float64" and self.opset < 12:
-            # ONNX Runtime has double Clip from opset 12 only; Max/Min have double from 8
+        if dtype == "float64" and not has_kernel("Clip", self.opset, {"T": "double"}):
+            # ONNX Runtime has double Clip from opset 12 only (ort_kernels); Max/Min have double
+            # from 8 and stay exact where the legalization pass would clip in float32
             self.require_opset(8, "float64 clamping (ONNX Runtime has no double Clip before 12, Max/Min before 8)")
             out = x
             if lo is not None:

@@ -57,7 +57,14 @@ _UNSIGNED_WIDER = {"uint8": ("int32", "int64"), "uint16": ("int32", "int64"), "u
 _CONTROL_FLOW = frozenset({"If", "Loop", "Scan"})
 
 
+# float64 through float32 would change more than the rounding of the result: NonZero would
+# drop values below float32's smallest subnormal.
+_NO_DOUBLE_VIA_FLOAT = frozenset({"NonZero"})
+
+
 def _alternatives(op: str, dtype: str) -> tuple[str, ...]:
+    if dtype == "double" and op in _NO_DOUBLE_VIA_FLOAT:
+        return ()
     if dtype in _FLOAT_ALT:
         return _FLOAT_ALT[dtype]
     if dtype in _SIGNED_WIDER and op in RING | ORDER | DATA | BITWISE:
