@@ -267,6 +267,25 @@ def ew_scale_tensor(paddle, rng):
 
 
 @case("scale")
+def ew_scale_bool(paddle, rng):
+    """bool x: Paddle's kernel turns scale and bias into bools, multiplies with and and adds
+    with or: (x and s) or b, or (x or b) and s before the scale."""
+    x = np.array([[True, False, True], [False, False, True]])
+
+    def fn(a):
+        return [
+            paddle.scale(a, 2.0, 0.0),
+            paddle.scale(a, 0.0, 0.0),
+            paddle.scale(a, 0.5, 1.0),
+            paddle.scale(a, 0.0, 1.0, bias_after_scale=False),
+            paddle.scale(a, -3.0, 1.0, bias_after_scale=False),
+            paddle.scale(a, 1.0, -0.25),
+        ]
+
+    return fn, [x]
+
+
+@case("scale")
 def ew_scale_float64(paddle, rng):
     return (lambda a: paddle.scale(a, 0.1, 0.7)), [rng.standard_normal((2, 3))]
 
@@ -367,6 +386,20 @@ def ew_unary_exp_log(paddle, rng):
         ]
 
     return fn, [x]
+
+
+@case("exp", "log", "log2", "log10", "log1p")
+def ew_unary_int_float_out(paddle, rng):
+    """int32/int64 x: Paddle's kernels write float32 (of x cast to float32) while the program
+    declares x's dtype; large int64 values round to float32 first, as there."""
+    i32 = np.array([[1, 2, 3, 7], [10, 100, 1000, 5]], "int32")
+    i64 = np.array([1, 9, 2**40 + 1, 123456789], "int64")
+
+    def fn(a, b):
+        return [paddle.exp(a), paddle.log(a), paddle.log2(a), paddle.log10(a), paddle.log1p(a),
+                paddle.exp(b % 50), paddle.log(b), paddle.log2(b), paddle.log10(b), paddle.log1p(b)]
+
+    return fn, [i32, i64]
 
 
 @case("log1p", rtol=1e-6, atol=0.0)

@@ -95,6 +95,21 @@ def mm_legacy_mul(paddle, rng):
     return fn, [normal(rng, (2, 2, 3)), normal(rng, (6, 4))], [(None, 2, 3), (6, 4)]
 
 
+@case("matmul_with_flatten", name="mm_matmul_with_flatten_pir", formats=("pir",),
+      why="the PIR op (Paddle 3 builds it with _C_ops; the legacy spelling mul is mm_legacy_mul)")
+def mm_matmul_with_flatten_pir(paddle, rng):
+    """x (N, 2, 3) flattened at 1 or 2 against y (6, 4) / (3, 2, 4) flattened at 1."""
+
+    def fn(x, y):
+        y2 = paddle.reshape(y, [3, 2, 4])
+        return (
+            paddle._C_ops.matmul_with_flatten(x, y, 1, 1),
+            paddle._C_ops.matmul_with_flatten(x, y2, 2, 1),
+        )
+
+    return fn, [normal(rng, (2, 2, 3)), normal(rng, (6, 4))], [(None, 2, 3), (6, 4)]
+
+
 @case("bmm", "mv")
 def mm_bmm_mv(paddle, rng):
     def fn(x, y):

@@ -208,6 +208,20 @@ def norm_legacy(paddle, rng):
     return fn, [rng.standard_normal((2, 3, 4)).astype(F32)]
 
 
+@case("norm", name="norm_pir", formats=("pir",), why="the PIR op (Paddle 3 builds it with _C_ops; legacy: norm_legacy)")
+def norm_pir(paddle, rng):
+    """Along the middle and the last axis (axis -1), a tiny epsilon and a large one."""
+
+    def fn(x):
+        return (
+            paddle._C_ops.norm(x, 1, 1e-6, True)[0],
+            paddle._C_ops.norm(x, -1, 1e-10, True)[0],
+            paddle._C_ops.norm(x * 1e-3, 0, 0.5, True)[0],
+        )
+
+    return fn, [rng.standard_normal((2, 3, 4)).astype(F32)]
+
+
 # ---------------------------------------------------------------------- cumulative
 @case("cumprod")
 def cumprod(paddle, rng):

@@ -75,6 +75,17 @@ def red_mean_int(paddle, rng):
     return (lambda x: (paddle.mean(x, axis=[0, 1]), paddle.mean(x))), [ints(rng)]
 
 
+@case("mean")
+def red_mean_bool(paddle, rng):
+    """bool mean is any(x) in Paddle's kernel (Eigen on bool: the sum is or, the count true)."""
+    x = np.array([[[True, False, False, False], [False, False, False, False], [True, True, True, True]]])
+
+    def fn(a):
+        return paddle.mean(a, axis=-1), paddle.mean(a, axis=[0, 1], keepdim=True), paddle.mean(a)
+
+    return fn, [x]
+
+
 @case("sum")
 def red_sum_dtype(paddle, rng):
     return (lambda x: (paddle.sum(x, axis=0, dtype="float64"), paddle.sum(x, dtype="int64"))), [
@@ -204,6 +215,14 @@ def red_arg_int(paddle, rng):
 @case("mean_all", formats=("legacy",), why="mean (mean of every element) is a legacy-only op")
 def red_mean_all(paddle, rng):
     return (lambda x: legacy_op(paddle, "mean", {"X": x}, {})), [normal(rng)]
+
+
+@case("mean_all", name="red_mean_all_pir", formats=("pir",), why="the PIR op (Paddle 3 builds it with _C_ops)")
+def red_mean_all_pir(paddle, rng):
+    def fn(x):
+        return paddle._C_ops.mean_all(x), paddle._C_ops.mean_all(paddle.cast(x, "float64"))
+
+    return fn, [normal(rng)]
 
 
 @case("frobenius_norm")

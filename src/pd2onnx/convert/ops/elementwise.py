@@ -236,6 +236,9 @@ def scale(ctx: OpContext) -> None:
     x = ctx.cast(ctx.input("x"), dtype, ctx.input_dtype("x"))
     s = _float32(ctx.scalar("scale", 1.0))
     bias = _float32(float(ctx.attr("bias", 0.0)))
+    if dtype == "bool":
+        _scale_bool(ctx, x, s, bias)
+        return
     if not is_float(dtype):
         bias = math.trunc(bias)
     runtime = isinstance(s, ir.Value)
@@ -249,6 +252,19 @@ def scale(ctx: OpContext) -> None:
         out = ctx.op.Mul(out, s_value)
     if ctx.attr("bias_after_scale", True) and bias != 0:
         out = ctx.op.Add(out, _const_scalar(ctx, bias, dtype))
+    ctx.set_output("out", out)
+
+
+def _scale_bool(ctx: OpContext, x: ir.Value, s: float | ir.Value, bias: float) -> None:
+    """Paddle's bool scale kernel (Eigen on bool): scale and bias become bools (nonzero is
+    true), ``*`` is and, ``+`` is or: ``(x and s) or b`` (bias_after_scale), else
+    ``(x or b) and s`` (measured on Paddle 2.6 and 3.3)."""
+    s_value = ctx.reshape(ctx.cast(s, "bool"), []) if isinstance(s, ir.Value) else ctx.const(bool(s), "bool")
+    b_value = ctx.const(bool(bias), "bool")
+    if ctx.attr("bias_after_scale", True):
+        out = ctx.op.Or(ctx.op.And(x, s_value), b_value)
+    else:
+        out = ctx.op.And(ctx.op.Or(x, b_value), s_value)
     ctx.set_output("out", out)
 
 
@@ -332,10 +348,21 @@ _FLOAT_UNARY = {
 _INT_IDENTITY = {"floor": "Floor", "ceil": "Ceil"}
 
 
+# Paddle's CPU kernels of these take int32/int64 x and write float32 (computed on x cast to
+# float32), while both formats declare the output in x's dtype (measured on 2.6 and 3.3).
+_INT_IN_FLOAT_OUT = frozenset({"exp", "log", "log2", "log10", "log1p", "expm1"})
+
+
 def _unary_input(ctx: OpContext) -> tuple[ir.Value, str]:
     """x cast to the output type (Paddle 3.x runs float functions of ints in float)."""
     dtype = ctx.output_dtype()
-    return ctx.cast(ctx.input("x"), dtype, ctx.input_dtype("x")), dtype
+    in_dtype = ctx.input_dtype("x")
+    if ctx.pd.type in _INT_IN_FLOAT_OUT and in_dtype in ("int32", "int64") and dtype == in_dtype:
+        from pd2onnx.convert.ops.indexing import correct_declared_dtype
+
+        correct_declared_dtype(ctx, "out", "float32")
+        dtype = "float32"
+    return ctx.cast(ctx.input("x"), dtype, in_dtype), dtype
 
 
 def _require_float(ctx: OpContext, dtype: str) -> None:

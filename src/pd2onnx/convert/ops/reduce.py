@@ -98,8 +98,9 @@ def reduce_basic(ctx: OpContext) -> None:
     x = ctx.cast(ctx.input("x"), dtype, ctx.input_dtype("x"))
     axes, keepdim = _reduce_axes(ctx, rank), _keepdim(ctx)
     op_type = _REDUCE[ctx.pd.type]
-    if dtype == "bool" and op_type in ("ReduceMax", "ReduceMin"):
-        out = _logical_reduce(ctx, op_type, x, axes, keepdim, rank)
+    if dtype == "bool" and op_type in ("ReduceMax", "ReduceMin", "ReduceMean"):
+        # Paddle's bool mean (Eigen: sum is or, the count is true) is any(x)
+        out = _logical_reduce(ctx, "ReduceMax" if op_type == "ReduceMean" else op_type, x, axes, keepdim, rank)
     elif dtype in _NARROW_INTS and op_type in ("ReduceSum", "ReduceProd"):
         # ONNX ReduceSum/ReduceProd take no 8/16-bit ints: in int32, cast back (wraps as Paddle)
         out = reduce(ctx, op_type, ctx.cast(x, "int32", dtype), axes, keepdim, rank)
