@@ -558,3 +558,23 @@ def while_return(paddle, rng):
 
     x = rng.random((2, 3)).astype("float32") + 1.0
     return _static(paddle, Net()), [x, paddle_int(6)], [(None, 3), (1,)]
+
+
+@case("increment", name="cf_increment", formats=("legacy",),
+      why="Paddle 3.3's jit.save drops the in-place increment_ (measured: the saved PIR program "
+      "holds only data, assign and fetch, and Paddle's own predictor returns the input unchanged)")
+def increment_case(paddle, rng):
+    """``paddle.increment`` on a one-element tensor (legacy ``increment``), float32 and an
+    int64 counter."""
+
+    class Net(paddle.nn.Layer):
+        def forward(self, x, n):
+            return paddle.increment(paddle.assign(x), 2.5), paddle.increment(paddle.assign(n), 1.0)
+
+    return _static(paddle, Net()), [np_arr(rng.standard_normal(1), "float32"), paddle_int(4)], [(1,), (1,)]
+
+
+def np_arr(values, dtype):
+    import numpy as np
+
+    return np.asarray(values, dtype=dtype)

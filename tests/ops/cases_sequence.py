@@ -158,3 +158,15 @@ def seq_ops(paddle, rng, out_dir):
             return _save_and_run(paddle, out_dir, [x, lengths], outs, arrays, {"x"})
     finally:
         paddle.disable_static()
+
+
+@case("sequence_mask", name="seq_mask_functional")
+def seq_mask_functional(paddle, rng):
+    """``paddle.nn.functional.sequence_mask`` (no LoD; both formats): a fixed maxlen with a
+    float32 mask, and the run-time maxlen (the longest length) with the default int64 mask."""
+    F = paddle.nn.functional
+
+    def fn(lengths):
+        return F.sequence_mask(lengths, maxlen=6, dtype="float32"), F.sequence_mask(lengths)
+
+    return fn, [np.array([[3, 0], [5, 2]], "int64")]

@@ -92,9 +92,17 @@ def _merge(*lists: list[str]) -> list[str]:
 
 
 # ------------------------------------------------------------------------------ helpers
+def seq_dtype(dtype: str) -> str:
+    """The element type a tensor array of ``dtype`` is stored in: ONNX sequences have no
+    bfloat16 elements (no sequence op allows ``seq(tensor(bfloat16))``), so bfloat16 arrays
+    hold float32 elements (exact) and are cast back when an element leaves the array."""
+    return "float32" if dtype == "bfloat16" else dtype
+
+
 def value_type(info: Value) -> ir.TypeProtocol:
-    tensor = ir.TensorType(onnx_dtype(info.dtype))
-    return ir.SequenceType(tensor) if info.kind == "tensor_array" else tensor
+    if info.kind == "tensor_array":
+        return ir.SequenceType(ir.TensorType(onnx_dtype(seq_dtype(info.dtype))))
+    return ir.TensorType(onnx_dtype(info.dtype))
 
 
 def _info(ctx: OpContext, name: str, block_idx: int) -> Value:
@@ -105,6 +113,11 @@ def _info(ctx: OpContext, name: str, block_idx: int) -> Value:
 
 
 def _need_sequence_opset(ctx: OpContext, infos: list[Value], what: str) -> None:
+    """Raise the opset for what an If/Loop carries: sequences (13), bfloat16 tensors (16:
+    If/Loop before 16 carry no bfloat16; bfloat16 arrays hold float32, ``seq_dtype``)."""
+    halves = [i.name for i in infos if i.kind != "tensor_array" and i.dtype == "bfloat16"]
+    if halves:
+        ctx.require_opset(16, f"bfloat16 {halves[0]!r} passes through {what} (ONNX If/Loop carry bfloat16 from opset 16)")
     arrays = [i.name for i in infos if i.kind == "tensor_array"]
     if arrays:
         ctx.require_opset(
@@ -116,7 +129,7 @@ def _need_sequence_opset(ctx: OpContext, infos: list[Value], what: str) -> None:
 def placeholder(ctx: OpContext, info: Value) -> ir.Value:
     """A value for a variable that has none yet on this path (never read by Paddle there)."""
     if info.kind == "tensor_array":
-        return ctx.op.SequenceEmpty(dtype=onnx_dtype(info.dtype))
+        return ctx.op.SequenceEmpty(dtype=onnx_dtype(seq_dtype(info.dtype)))
     rank = 1 if info.shape is None else len(info.shape)
     return ctx.const(np.zeros((0,) * rank, dtype=dtypes.to_numpy(info.dtype)))
 
@@ -134,7 +147,7 @@ def _current(ctx: OpContext, name: str, info: Value) -> ir.Value:
 def _copy(ctx: OpContext, value: ir.Value, info: Value) -> ir.Value:
     """A node-made copy (a subgraph output must be made inside the subgraph)."""
     if info.kind == "tensor_array" and ctx.opset < 14:  # Identity takes sequences from 14
-        empty = ctx.const(np.zeros((0,), dtype=dtypes.to_numpy(info.dtype)))
+        empty = ctx.const(np.zeros((0,), dtype=dtypes.to_numpy(seq_dtype(info.dtype))))
         return ctx.op.SequenceErase(ctx.op.SequenceInsert(value, empty))
     return ctx.op.Identity(value)
 
@@ -346,14 +359,14 @@ def _emit_loop(
     carried values after the body ran. ``scans``: (array, dtype) appended once per
     iteration, which become scan outputs. Returns (final carried values, scan outputs)."""
     state = ctx.state
-    _need_sequence_opset(ctx, infos, f"{ctx.pd.type} ({ctx.pd.site})")
+    scan_infos = [Value(name, dtype, None) for name, dtype in scans]
+    _need_sequence_opset(ctx, list(infos) + scan_infos, f"{ctx.pd.type} ({ctx.pd.site})")
     inputs: list[tuple[str | None, ir.TypeProtocol, str]] = [
         (None, ir.TensorType(ir.DataType.INT64), "iter"),
         (None, ir.TensorType(ir.DataType.BOOL), "cond"),
     ]
     inputs += [(n, value_type(i), n) for n, i in zip(body_names, infos)]
     bool_info = Value("cond", "bool", ())
-    scan_infos = [Value(name, dtype, None) for name, dtype in scans]
 
     def outs(_inputs: list[ir.Value]) -> list[ir.Value]:
         cond_name, new_names = finish()
@@ -392,7 +405,7 @@ def _bind_scans(ctx: OpContext, block: Block, scans: list[tuple[str, str]], stac
             ctx.state.bind(name, value, fresh=value in ctx.state.fresh)
             ctx.state.stacked[value] = value
             continue
-        seq = ctx.op.SplitToSequence(value, axis=0, keepdims=0)
+        seq = ctx.op.SplitToSequence(ctx.cast(value, seq_dtype(dtype), dtype), axis=0, keepdims=0)
         _set_array(ctx, [name], seq, dtype, None)
         ctx.state.stacked[seq] = value
 
@@ -627,7 +640,18 @@ def _set_array(ctx: OpContext, names: list[str], value: ir.Value, dtype: str, le
 def create_array(ctx: OpContext) -> None:
     declared = ctx.output_info("out").dtype  # the array type; the attribute may be "undefined"
     dtype = declared or ctx.attr("dtype") or "float32"
-    _set_array(ctx, ctx.pd.outputs["out"], ctx.op.SequenceEmpty(dtype=onnx_dtype(dtype)), dtype, 0)
+    _set_array(ctx, ctx.pd.outputs["out"], ctx.op.SequenceEmpty(dtype=onnx_dtype(seq_dtype(dtype))), dtype, 0)
+
+
+def _stored(seq: ir.Value) -> ir.Value:
+    """``seq``, made to hold ``seq_dtype`` elements when it is an empty bfloat16 sequence
+    made elsewhere (the exporter starts a legacy array, which no op creates, that way)."""
+    node = seq.producer()
+    attr = node.attributes.get("dtype") if node is not None and node.op_type == "SequenceEmpty" else None
+    if attr is not None and attr.value == ir.DataType.BFLOAT16:
+        node.attributes["dtype"] = ir.AttrInt64("dtype", ir.DataType.FLOAT)
+        seq.type = ir.SequenceType(ir.TensorType(ir.DataType.FLOAT))
+    return seq
 
 
 @mapper("array_write", min_opset=11)
@@ -643,9 +667,10 @@ def array_write(ctx: OpContext) -> None:
     if name in ctx.state.scan_arrays:  # appended once per loop iteration: a scan output
         ctx.state.scan_arrays[name] = x
         return
-    seq = ctx.state.lookup(name, ctx.pd.block_idx)
+    seq = _stored(ctx.state.lookup(name, ctx.pd.block_idx))
     known = ctx.state.array_lengths.get(seq)
     dtype = ctx.input_dtype("x")
+    x = ctx.cast(x, seq_dtype(dtype), dtype)
     length = None
     appending = id(ctx.pd) in ctx.state.append_ops or ctx.state.measured.get(ctx.input("i")) is seq
     i, k = (None, None) if appending else _index(ctx, "i")
@@ -679,7 +704,14 @@ def array_read(ctx: OpContext) -> None:
     if known is not None and k is not None and not -known <= k < known:
         raise ctx.fail(f"reads element {k} of array {name!r}, which has {known} element(s) here",
                        hint="the program reads past the end of the array")
-    ctx.set_output("out", ctx.op.SequenceAt(seq, i))
+    ctx.set_output("out", _element_out(ctx, ctx.op.SequenceAt(seq, i)))
+
+
+def _element_out(ctx: OpContext, value: ir.Value, slot: str = "out") -> ir.Value:
+    """An element (or elements) taken out of an array, in the output's dtype (bfloat16
+    arrays store float32: ``seq_dtype``)."""
+    dtype = ctx.output_dtype(slot)
+    return ctx.cast(value, dtype, seq_dtype(dtype))
 
 
 @mapper("array_length", min_opset=11)
@@ -706,7 +738,7 @@ def array_to_tensor(ctx: OpContext) -> None:
     if stack and axis == 0 and seq in ctx.state.stacked:  # a loop's scan output already
         ctx.set_output("out", ctx.state.stacked[seq])
     else:
-        ctx.set_output("out", ctx.op.ConcatFromSequence(seq, axis=axis, new_axis=1 if stack else 0))
+        ctx.set_output("out", _element_out(ctx, ctx.op.ConcatFromSequence(seq, axis=axis, new_axis=1 if stack else 0)))
     names = ctx.pd.outputs.get("out_index", [])
     if not names or not _reads(ctx.state.program, names[0]):
         return
@@ -739,7 +771,7 @@ def array_pop(ctx: OpContext) -> None:
     known = ctx.state.array_lengths.get(seq)
     if known is not None and not -known <= index < known:
         raise ctx.fail(f"pops element {index} of array {name!r}, which has {known} element(s) here")
-    ctx.set_output("out", ctx.op.SequenceAt(seq, pos))
+    ctx.set_output("out", _element_out(ctx, ctx.op.SequenceAt(seq, pos)))
     dtype = _info(ctx, name, ctx.pd.block_idx).dtype
     _set_array(ctx, [name] + ctx.pd.outputs.get("array_out", []), ctx.op.SequenceErase(seq, pos), dtype,
                None if known is None else known - 1)
@@ -780,7 +812,7 @@ def slice_tensor_array(ctx: OpContext) -> None:
     zero = ctx.const(np.asarray(0, dtype=np.int64))
     count = ctx.op.Where(ctx.op.Less(diff, zero), zero, diff)
     info = Value(name, dtype, None, kind="tensor_array")
-    empty = ctx.op.SequenceEmpty(dtype=onnx_dtype(dtype))
+    empty = ctx.op.SequenceEmpty(dtype=onnx_dtype(seq_dtype(dtype)))
 
     def outs(inputs: list[ir.Value]) -> list[ir.Value]:
         element = ctx.op.SequenceAt(seq, ctx.op.Add(start, inputs[0]))

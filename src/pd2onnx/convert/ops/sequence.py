@@ -93,15 +93,16 @@ class _Weights:
 
 
 def _keep_initial(
-    ctx: OpContext, empty: ir.Value | None, final: ir.Value, initial: ir.Value | None
+    ctx: OpContext, empty: ir.Value | None, final: ir.Value, initial: ir.Value | None, dtype: str | None = None
 ) -> ir.Value:
     """The final state, or the initial one for the sequences of length 0 (``empty``)."""
     if empty is None or initial is None:
         return final
     if ctx.opset >= 9:
         return ctx.op.Where(empty, initial, final)
-    keep = ctx.cast(empty, ctx.input_dtype("x"))  # exact for a 0/1 mask
-    drop = ctx.op.Sub(ctx.const(1, ctx.input_dtype("x")), keep)
+    dtype = dtype or ctx.input_dtype("x")
+    keep = ctx.cast(empty, dtype)  # exact for a 0/1 mask
+    drop = ctx.op.Sub(ctx.const(1, dtype), keep)
     return ctx.op.Add(ctx.op.Mul(final, drop), ctx.op.Mul(initial, keep))
 
 
@@ -141,21 +142,27 @@ def rnn(ctx: OpContext) -> None:
     if states and len(states) != n_states:
         raise ctx.fail(f"pre_state holds {len(states)} tensors; mode {mode} takes {n_states}")
 
+    # ONNX Runtime registers LSTM and GRU for double but refuses to run them ("does not
+    # support double yet"): float64 LSTM/GRU run in float32 and are cast back.
+    dtype = ctx.input_dtype("x")
+    compute = "float32" if dtype == "float64" and mode in ("LSTM", "GRU") else dtype
+
     def initial(k: int, layer: int) -> ir.Value | None:
         if not states:
             return None
+        state = ctx.cast(states[k], compute, dtype)
         if layers == 1:
-            return states[k]
-        return ctx.slice(states[k], [layer * dirs], [(layer + 1) * dirs], [0])
+            return state
+        return ctx.slice(state, [layer * dirs], [(layer + 1) * dirs], [0])
 
     # A sequence of length 0 keeps its initial state in Paddle; ONNX Runtime returns zeros.
     empty = None
     if seq_lens is not None and states:
         empty = ctx.reshape(ctx.op.Equal(seq_lens, ctx.const(0, "int32")), [1, -1, 1])
-    np_dtype = dtypes.to_numpy(ctx.input_dtype("x"))
+    np_dtype = dtypes.to_numpy(compute)
     names = ctx.input_names("weight_list")
     direction = "bidirectional" if dirs == 2 else "forward"
-    x = ctx.input("x")
+    x = ctx.cast(ctx.input("x"), compute, dtype)
     finals: list[list[ir.Value]] = [[] for _ in range(n_states)]
     for layer in range(layers):
 
@@ -178,19 +185,20 @@ def rnn(ctx: OpContext) -> None:
             args.pop()
         if mode == "LSTM":
             y, y_h, y_c = ctx.op.LSTM(*args, **attrs, _outputs=3)
-            finals[1].append(_keep_initial(ctx, empty, y_c, initial(1, layer)))
+            finals[1].append(_keep_initial(ctx, empty, y_c, initial(1, layer), compute))
         elif mode == "GRU":
             y, y_h = ctx.op.GRU(*args, **attrs, linear_before_reset=1, _outputs=2)
         else:
             act = "Tanh" if mode == "RNN_TANH" else "Relu"
             y, y_h = ctx.op.RNN(*args, **attrs, activations=[act] * dirs, _outputs=2)
-        finals[0].append(_keep_initial(ctx, empty, y_h, initial(0, layer)))
+        finals[0].append(_keep_initial(ctx, empty, y_h, initial(0, layer), compute))
         # [T, D, B, H] -> [T, B, D*H]
         x = ctx.reshape(ctx.op.Transpose(y, perm=[0, 2, 1, 3]), [0, 0, dirs * hidden])
-    ctx.set_output("out", x)
+    ctx.set_output("out", ctx.cast(x, dtype, compute))
     for k in range(n_states):
         parts = finals[k]
-        ctx.set_output("state", parts[0] if len(parts) == 1 else ctx.op.Concat(*parts, axis=0), k)
+        state = parts[0] if len(parts) == 1 else ctx.op.Concat(*parts, axis=0)
+        ctx.set_output("state", ctx.cast(state, dtype, compute), k)
 
 
 # ---------------------------------------------------------------------------- legacy LoD ops
@@ -249,14 +257,19 @@ def _fused_recurrence(
     """An ONNX LSTM/GRU on a pre-projected ``[T, G*H]`` input (Paddle's dynamic lstm/gru).
 
     W is a signed permutation (gate reorder of the projected input; exact in float),
-    R the recurrent weight, B the input bias in ONNX gate order."""
-    np_dtype = dtypes.to_numpy(ctx.input_dtype("input"))
+    R the recurrent weight, B the input bias in ONNX gate order. float64 runs in float32 (as
+    the rnn op: ONNX Runtime's LSTM/GRU refuse double at run time); outputs are cast back by
+    the callers (``_recurrence_out``)."""
+    dtype = ctx.input_dtype("input")
+    compute = _recurrence_dtype(dtype)
+    np_dtype = dtypes.to_numpy(compute)
     size = gate_count * hidden
     w = np.zeros((1, size, size), np_dtype)
     w[0, np.arange(size), rows] = sign
     r = (weight.T[rows] * sign[:, None])[None].astype(np_dtype)
     b = np.concatenate([bias.reshape(-1)[:size][rows] * sign, np.zeros(size)])[None].astype(np_dtype)
-    x = ctx.unsqueeze(ctx.input("input"), [1])  # [T, 1, G*H]: one sequence is a batch of one
+    x = ctx.unsqueeze(ctx.cast(ctx.input("input"), compute, dtype), [1])  # [T, 1, G*H]: one sequence
+    states = [None if v is None else ctx.cast(v, compute, dtype) for v in states]
     args = [x, ctx.const(w), ctx.const(r), ctx.const(b), None, *states]
     if peepholes is not None:
         args.append(ctx.const(peepholes[None].astype(np_dtype)))
@@ -264,6 +277,18 @@ def _fused_recurrence(
         args.pop()
     n_out = 3 if op_type == "LSTM" else 2
     return getattr(ctx.op, op_type)(*args, hidden_size=hidden, _outputs=n_out, **attrs)
+
+
+def _recurrence_dtype(dtype: str) -> str:
+    """The dtype an ONNX LSTM/GRU computes a Paddle ``dtype`` in (ONNX Runtime registers
+    them for double but raises "does not support double yet" when run)."""
+    return "float32" if dtype == "float64" else dtype
+
+
+def _recurrence_out(ctx: OpContext, y: ir.Value, hidden: int) -> ir.Value:
+    """``[T, 1, 1, H]`` -> Paddle's ``[T, H]`` hidden sequence in the input's dtype."""
+    dtype = ctx.input_dtype("input")
+    return ctx.cast(ctx.reshape(y, [-1, hidden]), dtype, _recurrence_dtype(dtype))
 
 
 def _initial(ctx: OpContext, slot: str) -> ir.Value | None:
@@ -294,7 +319,7 @@ def lstm(ctx: OpContext) -> None:
         [_initial(ctx, "h0"), _initial(ctx, "c0")], peepholes,
         direction="reverse" if ctx.attr("is_reverse", False) else "forward", activations=acts,
     )
-    hidden_out = ctx.reshape(y, [-1, hidden])
+    hidden_out = _recurrence_out(ctx, y, hidden)
     ctx.set_output("hidden", hidden_out)
     _unused_outputs(ctx, ("cell", "batch_gate", "batch_cell_pre_act"), hidden_out)
 
@@ -330,7 +355,7 @@ def gru(ctx: OpContext) -> None:
         direction="reverse" if ctx.attr("is_reverse", False) else "forward",
         activations=[gate_act, _activation(ctx, "activation", "tanh")], linear_before_reset=0,
     )
-    hidden_out = ctx.reshape(y, [-1, hidden])
+    hidden_out = _recurrence_out(ctx, y, hidden)
     ctx.set_output("hidden", hidden_out)
     _unused_outputs(ctx, ("batch_gate", "batch_reset_hidden_prev", "batch_hidden"), hidden_out)
 
@@ -493,6 +518,8 @@ def sequence_mask(ctx: OpContext) -> None:
         limit = ctx.const(int(max_len), x_dtype)
     else:
         limit = ctx.reduce("ReduceMax", x, None, keepdims=False)
+        if x_dtype in ("float16", "bfloat16", "float32", "float64"):  # Paddle: static_cast<int>(max)
+            limit = ctx.cast(ctx.cast(limit, "int64", x_dtype), x_dtype, "int64")
     steps = ctx.op.Range(ctx.const(0, x_dtype), limit, ctx.const(1, x_dtype))
     mask = ctx.op.Less(steps, ctx.unsqueeze(x, [ctx.input_rank("x")]))
     ctx.set_output("y", ctx.cast(mask, str(ctx.attr("out_dtype", "int64"))))
