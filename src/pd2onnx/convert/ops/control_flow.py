@@ -260,7 +260,7 @@ def _select(ctx: OpContext, cond: ir.Value, then_v: ir.Value, else_v: ir.Value, 
 
 
 def _if_opset(op: Op) -> int:
-    """11 (If); 13 when a tensor array crosses the boundary (found while converting)"""
+    """11 (If); 13 when a tensor array crosses the boundary, 16 when a bfloat16 tensor does (found while converting)"""
     return CONTROL_FLOW_OPSET
 
 
@@ -588,7 +588,7 @@ def _pir_while(ctx: OpContext) -> None:
 
 
 def _while_opset(op: Op) -> int:
-    """11 (Loop); 13 when a tensor array is carried (found while converting)"""
+    """11 (Loop); 13 when a tensor array is carried, 16 when a bfloat16 tensor is (found while converting)"""
     return CONTROL_FLOW_OPSET
 
 
