@@ -12,7 +12,6 @@ import pytest
 from harness import builder
 from harness.cases import REGISTRY, load_case_files
 from harness.check import run_onnx
-
 from pd2onnx.api import convert
 from pd2onnx.convert.exporter import export_program
 from pd2onnx.errors import ConversionError, UnsupportedOpError
@@ -156,3 +155,36 @@ def test_sequence_through_a_loop_says_which_opset(fmt):
         convert(built.model_file, opset=11, auto_opset=False, optimize=False)
     text = str(err.value)
     assert "needs opset 13" in text and "tensor array" in text and "--opset 13" in text
+
+
+def _as_bfloat16(program) -> None:
+    """Every float32 value of the program retyped to bfloat16 (what a bfloat16 export of the
+    same model declares)."""
+    values = [v for block in program.blocks for v in block.values.values()] + program.inputs + program.outputs
+    for value in values:
+        if value.dtype == "float32":
+            value.dtype = "bfloat16"
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("name,lowest", [("cf_array_read_length", 13), ("cf_while_array_concat", 16),
+                                         ("cf_if_both_branches", 16)])
+def test_bfloat16_arrays_and_branches(fmt, name, lowest):
+    """ONNX sequences hold no bfloat16 (no sequence op allows seq(tensor(bfloat16))): bfloat16
+    arrays hold float32 elements and cast back on the way out; If/Loop carry bfloat16 from
+    opset 16, so a bfloat16 value crossing one raises the opset there (the values are the
+    matrix's business: tests/dtypes runs bfloat16 arrays and branches against Paddle)."""
+    import onnx
+    import onnx_ir as ir
+
+    built = _built(name, fmt)
+    program = load(built.model_file)
+    _as_bfloat16(program)
+    model = export_program(program, opset=7)
+    assert model.opset_imports[""] == lowest
+    proto = ir.serde.serialize_model(model)
+    onnx.checker.check_model(proto, full_check=True)
+    for node in ir.traversal.RecursiveGraphIterator(model.graph):
+        for out in node.outputs:
+            if isinstance(out.type, ir.SequenceType):
+                assert out.type.elem_type.dtype == ir.DataType.FLOAT, (node.op_type, out.name)

@@ -137,7 +137,9 @@ def placeholder(ctx: OpContext, info: Value) -> ir.Value:
 def _current(ctx: OpContext, name: str, info: Value) -> ir.Value:
     """The value of ``name`` now, or a placeholder when it has none."""
     state = ctx.state
-    if name in state.env or name in state.params_env or name in state.program.params or info.kind == "tensor_array":
+    if info.kind == "tensor_array":
+        return _stored(state.lookup(name, ctx.pd.block_idx))
+    if name in state.env or name in state.params_env or name in state.program.params:
         return state.lookup(name, ctx.pd.block_idx)
     value = placeholder(ctx, info)
     state.env[name] = value
@@ -698,7 +700,7 @@ def array_write(ctx: OpContext) -> None:
 @mapper("array_read", min_opset=11)
 def array_read(ctx: OpContext) -> None:
     name = _array_name(ctx, "array")
-    seq = ctx.state.lookup(name, ctx.pd.block_idx)
+    seq = _stored(ctx.state.lookup(name, ctx.pd.block_idx))
     i, k = _index(ctx, "i")
     known = ctx.state.array_lengths.get(seq)
     if known is not None and k is not None and not -known <= k < known:
@@ -716,7 +718,7 @@ def _element_out(ctx: OpContext, value: ir.Value, slot: str = "out") -> ir.Value
 
 @mapper("array_length", min_opset=11)
 def array_length(ctx: OpContext) -> None:
-    seq = ctx.input("x")
+    seq = _stored(ctx.input("x"))
     known = ctx.state.array_lengths.get(seq)
     shape = ctx.output_shape("out") or (1,)
     if known is not None:
@@ -732,7 +734,7 @@ def array_length(ctx: OpContext) -> None:
 def array_to_tensor(ctx: OpContext) -> None:
     """Stack (``use_stack``) or concatenate the elements along ``axis``; ``out_index`` holds
     each element's size along ``axis`` (as Paddle computes it, also when stacking)."""
-    seq = ctx.input("x")
+    seq = _stored(ctx.input("x"))
     axis = int(ctx.attr("axis", 0))
     stack = bool(ctx.attr("use_stack", False))
     if stack and axis == 0 and seq in ctx.state.stacked:  # a loop's scan output already
@@ -765,7 +767,7 @@ def array_to_tensor(ctx: OpContext) -> None:
 def array_pop(ctx: OpContext) -> None:
     """out = array[index]; the element is removed from the array."""
     name = _array_name(ctx, "array")
-    seq = ctx.state.lookup(name, ctx.pd.block_idx)
+    seq = _stored(ctx.state.lookup(name, ctx.pd.block_idx))
     index = int(ctx.attr("index", -1))
     pos = ctx.const(np.asarray(index, dtype=np.int64))
     known = ctx.state.array_lengths.get(seq)
@@ -792,7 +794,7 @@ def slice_tensor_array(ctx: OpContext) -> None:
     if list(ctx.attr("axes", [0]) or [0]) != [0]:
         raise ctx.fail(f"a tensor array can only be sliced along axis 0, not {ctx.attr('axes')}")
     ctx.require_opset(SEQUENCE_THROUGH_CF_OPSET, "slicing a tensor array (a Loop carrying a sequence)")
-    seq = ctx.input("input")
+    seq = _stored(ctx.input("input"))
     name = ctx.input_names("input")[0]
     dtype = _info(ctx, name, ctx.pd.block_idx).dtype
     length = ctx.op.SequenceLength(seq)
