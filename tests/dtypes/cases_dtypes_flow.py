@@ -338,10 +338,15 @@ def _lstm(P, x, peepholes):
     return _unlod(P, hidden)
 
 
-def _crf(P, x):
+def _crf(P, x, with_label=False):
+    """Viterbi path (or, with a gold label sequence, 1 where the path agrees with it)."""
     transition = _const(P, np.random.default_rng(5).uniform(-1, 1, (5, 3)), _float_name(P, x))
-    path = _legacy_op(P, "crf_decoding", {"Emission": [_seq(P, x)], "Transition": [transition]}, {},
-                      ["ViterbiPath"], "int64")[0]
+    inputs = {"Emission": [_seq(P, x)], "Transition": [transition]}
+    if with_label:
+        label = _legacy_op(P, "assign_value", {}, {"shape": [2, 1], "dtype": P.base.core.VarDesc.VarType.INT64,
+                                                   "int64_values": [2, 0]}, ["Out"], "int64")[0]
+        inputs["Label"] = [_seq(P, label)]
+    path = _legacy_op(P, "crf_decoding", inputs, {}, ["ViterbiPath"], "int64")[0]
     return _unlod(P, path)
 
 
@@ -351,6 +356,8 @@ def _seqs(P):
         ("sequence_pool:static-max", lambda x, p: _seq_pool(P, x, "MAX")),
         ("sequence_pool:static-average", lambda x, p: _seq_pool(P, x, "AVERAGE")),
         ("sequence_pool:static-last", lambda x, p: _seq_pool(P, x, "LAST")),
+        ("sequence_pool:static-first", lambda x, p: _seq_pool(P, x, "FIRST")),
+        ("sequence_pool:static-sqrt", lambda x, p: _seq_pool(P, x, "SQRT")),
         ("sequence_softmax:static", lambda x, p: _seq_softmax(P, x)),
         ("sequence_expand_as:static", lambda x, p: _seq_expand_as(P, x, p)),
     ]
@@ -361,6 +368,7 @@ def _recurrent(P):
         ("lstm:static", lambda x, p: _lstm(P, x, False)),
         ("lstm:static-peepholes", lambda x, p: _lstm(P, x, True)),
         ("crf_decoding:static", lambda x, p: _crf(P, x)),
+        ("crf_decoding:static-label", lambda x, p: _crf(P, x, with_label=True)),
     ]
 
 
