@@ -14,7 +14,7 @@ in a real tensor (``real``, ``imag``, ``as_real``, ``fft_c2r``).
 
 from __future__ import annotations
 
-from harness.dtype_matrix import DTYPES, register
+from harness.dtype_matrix import DTYPES, ZERO_D_DTYPES, register
 
 SHAPE = (3, 4)
 
@@ -37,19 +37,6 @@ def _unit(P, x):
     return P.clip(x, -1, 1)
 
 
-def _fp16_legacy(P, fn):
-    """fn, except on float16 in Paddle 2.6: its static executor runs log2/log10/log1p and
-    add_n (sum) in float16, its inference predictor has no float16 kernel for them
-    ("There are no kernels which are registered"), which would drop the whole group."""
-
-    def run(x, p):
-        if not _pir(P) and x.dtype == P.float16:
-            raise NotImplementedError("no float16 kernel in Paddle 2.6's predictor")
-        return fn(x, p)
-
-    return run
-
-
 def _elem(P):
     return [
         ("stanh", lambda x, p: P.stanh(x)),
@@ -62,12 +49,12 @@ def _elem(P):
         ("tan", lambda x, p: P.tan(x)),
         ("sinh", lambda x, p: P.sinh(x)),
         ("cosh", lambda x, p: P.cosh(x)),
-        ("log2", _fp16_legacy(P, lambda x, p: P.log2(p))),
-        ("log10", _fp16_legacy(P, lambda x, p: P.log10(p))),
-        ("log1p", _fp16_legacy(P, lambda x, p: P.log1p(p))),
-        ("log1p:negative", _fp16_legacy(P, lambda x, p: P.log1p(P.clip(x, -0.5, 8)))),
-        ("add_n", _fp16_legacy(P, lambda x, p: P.add_n([x, p, x]))),
-        ("add_n:two", _fp16_legacy(P, lambda x, p: P.add_n([x, p]))),
+        ("log2", lambda x, p: P.log2(p)),
+        ("log10", lambda x, p: P.log10(p)),
+        ("log1p", lambda x, p: P.log1p(p)),
+        ("log1p:negative", lambda x, p: P.log1p(P.clip(x, -0.5, 8))),
+        ("add_n", lambda x, p: P.add_n([x, p, x])),
+        ("add_n:two", lambda x, p: P.add_n([x, p])),
     ]
 
 
@@ -192,3 +179,5 @@ for _group, _table in {
     "mathcomplex": _complex,
 }.items():
     register(__file__, _group, _table, SHAPE, DTYPES)
+# the elementwise table again on 0-D inputs
+register(__file__, "mathelem0d", _elem, (), ZERO_D_DTYPES)
