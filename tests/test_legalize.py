@@ -277,3 +277,15 @@ def test_fp16_conversion_leaves_legalized_islands_in_float32():
     assert producer.op_type == "Cast" and helper.get_attribute_value(producer.attribute[0]) == T.FLOAT16
     mul = next(n for n in fixed.graph.node if n.op_type == "Mul")
     assert all(next(n for n in fixed.graph.node if i in n.output).attribute[0].i == T.FLOAT for i in mul.input)
+
+
+def test_cumsum_int8_wraps_like_int8():
+    """CumSum's schema has no int8: computed in int32 and narrowed (exact modulo 2^8)."""
+    nodes = [helper.make_node("CumSum", ["a", "axis"], ["y"])]
+    axis = helper.make_tensor("axis", T.INT64, [], [1])
+    proto = _model(nodes, [_vi("a", T.INT8)], [_vi("y", T.INT8)], 14, [axis])
+    fixed, report = _legalized(proto)
+    assert report.rewritten == [("CumSum", "T=int8", "T=int32")]
+    a = np.array([[100, 100, 100], [-128, -1, 5]], np.int8)
+    (got,) = _run(fixed, {"a": a})
+    np.testing.assert_array_equal(got, np.cumsum(a.astype(np.int32), axis=1).astype(np.int8))
