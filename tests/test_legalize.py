@@ -289,3 +289,15 @@ def test_cumsum_int8_wraps_like_int8():
     a = np.array([[100, 100, 100], [-128, -1, 5]], np.int8)
     (got,) = _run(fixed, {"a": a})
     np.testing.assert_array_equal(got, np.cumsum(a.astype(np.int32), axis=1).astype(np.int8))
+
+
+def test_float16_left_to_onnx_runtime_when_it_casts_by_itself():
+    """float16 Mul has no CPU kernel but ONNX Runtime runs it through float32 itself: the node
+    stays float16 (other runtimes have the kernel)."""
+    proto = _model([helper.make_node("Mul", ["a", "b"], ["y"])], [_vi("a", T.FLOAT16), _vi("b", T.FLOAT16)],
+                   [_vi("y", T.FLOAT16)], 13)
+    fixed, report = _legalized(proto)
+    assert report.rewritten == [] and _ops(fixed) == ["Mul"]
+    a = np.array([[1.5, -2, 3], [0.25, 5, -6]], np.float16)
+    (got,) = _run(fixed, {"a": a, "b": a})
+    np.testing.assert_array_equal(got, (a.astype(np.float32) ** 2).astype(np.float16))

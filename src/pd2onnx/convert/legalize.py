@@ -4,9 +4,11 @@ A mapper emits the natural ONNX node in the Paddle tensor's own dtype. Where ONN
 provider has no kernel for the types a node binds at the model's opset (``ort_kernels``,
 generated from onnxruntime), ``legalize`` computes that node in a type that has one:
 
-- float16, bfloat16 and float64 go through float32 (bfloat16/float16 also through float64 if
-  only that exists): the inputs are cast, the node runs, its results are cast back to the
-  original type. Paddle's CPU float16/bfloat16 kernels mostly compute in float32 and round once,
+- bfloat16 and float64 go through float32 (bfloat16 also through float64 if only that
+  exists): the inputs are cast, the node runs, its results are cast back to the original type.
+  float16 likewise, except where ONNX Runtime does exactly that by itself (a float32 kernel of
+  the node exists: its InsertCastTransformer casts around float16 nodes without a kernel), so
+  that float16 models stay float16 for runtimes that have the kernels. Paddle's CPU float16/bfloat16 kernels mostly compute in float32 and round once,
   which is what this does; float64 loses precision beyond float32's (the only way to run such a
   node at all).
 - integers go through a wider integer only for ops where that is exact after the cast back:
@@ -312,6 +314,12 @@ class _Legalizer:
         in_schema = all(t in allowed.get(c, {t}) for c, t in bound.items())
         if in_schema and kernel_status(op, schema.since_version, bound) is not False:
             return
+        if in_schema and "float16" in bound.values():
+            # ONNX Runtime computes a float16 node without a CPU kernel in float32 by itself
+            # (its InsertCastTransformer): leave it float16 for runtimes that have the kernel.
+            as_f32 = {c: "float" if t == "float16" else t for c, t in bound.items()}
+            if kernel_status(op, schema.since_version, as_f32):
+                return
         options = []
         for c, t in bound.items():
             options.append([(c, t)] + [(c, a) for a in _alternatives(op, t)])
