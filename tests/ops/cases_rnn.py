@@ -117,3 +117,26 @@ def rnn_lstm_cell_loop(paddle, rng):
 def rnn_gru_cell_loop(paddle, rng):
     x = rng.standard_normal((B, T, I)).astype("float32")
     return _cell_loop(paddle, paddle.nn.GRUCell(I, H), False), [x], [(None, None, I)]
+
+
+@case("while", "increment", "assign_out", name="rnn_lstm_proj_loop", custom=True, formats=("pir",),
+      why="Paddle 2.6's nn.LSTM has no proj_size")
+def rnn_lstm_proj_loop(paddle, rng, out_dir):
+    """nn.LSTM with ``proj_size``: Paddle has no fused op for it, so dy2static writes a while
+    loop whose counter and condition are stored in place (PIR ``increment_`` of the counter,
+    ``assign_out_`` of the new condition into the loop's condition value). Read as new values,
+    they left the ONNX Loop's condition constant: the model never finished.
+
+    The reference is the layer run eagerly: Paddle 3.3's own predictor does not finish on the
+    PIR file it saves for this layer (it hangs, measured), so it cannot be the reference."""
+    import os
+
+    x = rng.standard_normal((B, T, I)).astype("float32")
+    layer = paddle.nn.LSTM(I, H, proj_size=3)
+    layer.eval()
+    spec = [paddle.static.InputSpec([None, T, I], "float32", "x0")]
+    paddle.jit.save(paddle.jit.to_static(layer, input_spec=spec), os.path.join(out_dir, "model"))
+    out, (h, c) = layer(paddle.to_tensor(x))
+    model = "model.json" if os.path.exists(os.path.join(out_dir, "model.json")) else "model.pdmodel"
+    return {"model": model, "params": "model.pdiparams", "inputs": [x],
+            "outputs": [out.numpy(), h.numpy(), c.numpy()]}

@@ -208,6 +208,7 @@ def convert_block_ops(state: ConvertState, ops: list[Op]) -> None:
                 file=state.program.model_file,
                 hint="this is a pd2onnx bug; please report it with the model (run with --debug for a traceback)",
             ) from exc
+        _store_inplace(state, op)
         for slot, names in op.outputs.items():
             for name in names:
                 if name not in state.env and mapper.name not in ("fetch",):
@@ -218,6 +219,21 @@ def convert_block_ops(state: ConvertState, ops: list[Op]) -> None:
                             file=state.program.model_file,
                             hint="this is a pd2onnx bug; please report it",
                         )
+
+
+# Ops whose mappers keep the stored-into operand themselves (tensor arrays).
+_SELF_STORING = frozenset({"array_write", "array_pop"})
+
+
+def _store_inplace(state: ConvertState, op: Op) -> None:
+    """After an in-place PIR op (``increment_``, ``assign_out_``, ``set_value_``, ...), the
+    operand it stores into is its result for every later reader (Paddle's programs read the
+    operand's name again, e.g. a loop counter after ``increment_``)."""
+    target = op.inplace_operand()
+    result = next((n for ns in op.outputs.values() for n in ns), None)
+    if target is None or result is None or op.type in _SELF_STORING or result not in state.env:
+        return
+    state.env[target] = state.env[result]
 
 
 def _required_outputs(op: Op) -> tuple[str, ...]:

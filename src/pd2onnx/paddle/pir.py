@@ -253,7 +253,8 @@ class _Reader:
             self.data_names.append(outputs[out_names[0]][0] if out_names else "")
         if op_type == "fetch" and block.idx == 0:
             self.fetches.append((int(attrs.get("col", len(self.fetches))), outputs[out_names[0]][0]))
-        return Op(op_type, inputs, outputs, attrs, blocks=sub_blocks, struct_name=struct_name)
+        inplace = dialect == "pd_op" and name.endswith("_") and not name.endswith("__")
+        return Op(op_type, inputs, outputs, attrs, blocks=sub_blocks, struct_name=struct_name, inplace=inplace)
 
     def read_param(self, ojson: dict, block: Block) -> None:
         args = ojson.get("A")

@@ -45,6 +45,11 @@ class Value:
         return f"{self.name}: {self.dtype or '?'}{shape}"
 
 
+# In-place ops whose stored-into operand is not the first one (Paddle's op yaml:
+# ``assign_out_`` has ``inplace : (output -> out)``, ``where_`` has ``(x -> out)``).
+_INPLACE_SLOTS = {"assign_out": "output", "where": "x"}
+
+
 @dataclass
 class Op:
     """One operator. Slots map to ordered value-name lists (empty list = absent input)."""
@@ -58,6 +63,7 @@ class Op:
     blocks: list[Block] = field(default_factory=list)  # sub-blocks (regions), in order
     legacy_type: str | None = None  # the spelling in a legacy file, when it differed
     struct_name: str | None = None  # layer path, e.g. "/Conv2D/" (PIR)
+    inplace: bool = False  # PIR ``op_``: the result is stored into an operand (``inplace_operand``)
 
     def input(self, slot: str) -> str | None:
         names = self.inputs.get(slot)
@@ -66,6 +72,16 @@ class Op:
     def output(self, slot: str) -> str | None:
         names = self.outputs.get(slot)
         return names[0] if names else None
+
+    def inplace_operand(self) -> str | None:
+        """The Paddle value an in-place PIR op (``increment_``, ``assign_out_``, ...) writes its
+        result into: later readers of that name see the result."""
+        if not self.inplace:
+            return None
+        slot = _INPLACE_SLOTS.get(self.type)
+        if slot is None:
+            slot = next((s for s, names in self.inputs.items() if names), None)
+        return self.input(slot) if slot else None
 
     @property
     def site(self) -> OpSite:
