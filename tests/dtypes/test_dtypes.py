@@ -61,9 +61,23 @@ def _only_output(proto, k):
         if any(o in need for o in node.output):
             nodes.append(node)
             need.update(i for i in node.input if i)
+            need.update(_subgraph_reads(node))  # If/Loop bodies read outer values by name
     del g.node[:]
     g.node.extend(reversed(nodes))
     return m
+
+
+def _subgraph_reads(node):
+    """Every value name read inside a node's subgraphs (an over-approximation of the outer
+    values they capture)."""
+    names = set()
+    for attr in node.attribute:
+        for g in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
+            for n in g.node:
+                names.update(i for i in n.input if i)
+                names.update(_subgraph_reads(n))
+            names.update(o.name for o in g.output)
+    return names
 
 
 def _first_line(e):

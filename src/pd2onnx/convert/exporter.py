@@ -148,11 +148,15 @@ class ConvertState:
             return value
         info = self.program.find_value(name, block_idx)
         if info is not None and info.kind == "tensor_array" and info.dtype:
-            # A legacy tensor array is a variable no op creates: it starts empty.
+            # A legacy tensor array is a variable no op creates: it starts empty (elements in
+            # the type arrays of its dtype are stored in: control_flow.seq_dtype).
+            from pd2onnx.convert.ops.control_flow import seq_dtype
+
+            element = onnx_dtype(seq_dtype(info.dtype))
             node = ir.Node("", "SequenceEmpty", [], ir.convenience.convert_attributes(
-                {"dtype": onnx_dtype(info.dtype)}), num_outputs=1, name=self.unique_name(f"{name}/empty"))
+                {"dtype": element}), num_outputs=1, name=self.unique_name(f"{name}/empty"))
             node.outputs[0].name = self.unique_name(name)
-            node.outputs[0].type = ir.SequenceType(ir.TensorType(onnx_dtype(info.dtype)))
+            node.outputs[0].type = ir.SequenceType(ir.TensorType(element))
             self.append_node(node)
             self.env[name] = node.outputs[0]
             self.array_lengths[node.outputs[0]] = 0

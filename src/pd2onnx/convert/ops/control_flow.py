@@ -140,7 +140,7 @@ def _current(ctx: OpContext, name: str, info: Value) -> ir.Value:
     """The value of ``name`` now, or a placeholder when it has none."""
     state = ctx.state
     if info.kind == "tensor_array":
-        return _stored(state.lookup(name, ctx.pd.block_idx))
+        return state.lookup(name, ctx.pd.block_idx)
     if name in state.env or name in state.params_env or name in state.program.params:
         return state.lookup(name, ctx.pd.block_idx)
     value = placeholder(ctx, info)
@@ -647,17 +647,6 @@ def create_array(ctx: OpContext) -> None:
     _set_array(ctx, ctx.pd.outputs["out"], ctx.op.SequenceEmpty(dtype=onnx_dtype(seq_dtype(dtype))), dtype, 0)
 
 
-def _stored(seq: ir.Value) -> ir.Value:
-    """``seq``, made to hold ``seq_dtype`` elements when it is an empty bfloat16 sequence
-    made elsewhere (the exporter starts a legacy array, which no op creates, that way)."""
-    node = seq.producer()
-    attr = node.attributes.get("dtype") if node is not None and node.op_type == "SequenceEmpty" else None
-    if attr is not None and attr.value == ir.DataType.BFLOAT16:
-        node.attributes["dtype"] = ir.AttrInt64("dtype", ir.DataType.FLOAT)
-        seq.type = ir.SequenceType(ir.TensorType(ir.DataType.FLOAT))
-    return seq
-
-
 @mapper("array_write", min_opset=11)
 def array_write(ctx: OpContext) -> None:
     """array[i] = x: overwrites element i, or appends when i is the length.
@@ -671,7 +660,7 @@ def array_write(ctx: OpContext) -> None:
     if name in ctx.state.scan_arrays:  # appended once per loop iteration: a scan output
         ctx.state.scan_arrays[name] = x
         return
-    seq = _stored(ctx.state.lookup(name, ctx.pd.block_idx))
+    seq = ctx.state.lookup(name, ctx.pd.block_idx)
     known = ctx.state.array_lengths.get(seq)
     dtype = ctx.input_dtype("x")
     x = ctx.cast(x, seq_dtype(dtype), dtype)
@@ -702,7 +691,7 @@ def array_write(ctx: OpContext) -> None:
 @mapper("array_read", min_opset=11)
 def array_read(ctx: OpContext) -> None:
     name = _array_name(ctx, "array")
-    seq = _stored(ctx.state.lookup(name, ctx.pd.block_idx))
+    seq = ctx.state.lookup(name, ctx.pd.block_idx)
     i, k = _index(ctx, "i")
     known = ctx.state.array_lengths.get(seq)
     if known is not None and k is not None and not -known <= k < known:
@@ -720,7 +709,7 @@ def _element_out(ctx: OpContext, value: ir.Value, slot: str = "out") -> ir.Value
 
 @mapper("array_length", min_opset=11)
 def array_length(ctx: OpContext) -> None:
-    seq = _stored(ctx.input("x"))
+    seq = ctx.input("x")
     known = ctx.state.array_lengths.get(seq)
     shape = ctx.output_shape("out") or (1,)
     if known is not None:
@@ -736,7 +725,7 @@ def array_length(ctx: OpContext) -> None:
 def array_to_tensor(ctx: OpContext) -> None:
     """Stack (``use_stack``) or concatenate the elements along ``axis``; ``out_index`` holds
     each element's size along ``axis`` (as Paddle computes it, also when stacking)."""
-    seq = _stored(ctx.input("x"))
+    seq = ctx.input("x")
     axis = int(ctx.attr("axis", 0))
     stack = bool(ctx.attr("use_stack", False))
     if stack and axis == 0 and seq in ctx.state.stacked:  # a loop's scan output already
@@ -769,7 +758,7 @@ def array_to_tensor(ctx: OpContext) -> None:
 def array_pop(ctx: OpContext) -> None:
     """out = array[index]; the element is removed from the array."""
     name = _array_name(ctx, "array")
-    seq = _stored(ctx.state.lookup(name, ctx.pd.block_idx))
+    seq = ctx.state.lookup(name, ctx.pd.block_idx)
     index = int(ctx.attr("index", -1))
     pos = ctx.const(np.asarray(index, dtype=np.int64))
     known = ctx.state.array_lengths.get(seq)
@@ -796,7 +785,7 @@ def slice_tensor_array(ctx: OpContext) -> None:
     if list(ctx.attr("axes", [0]) or [0]) != [0]:
         raise ctx.fail(f"a tensor array can only be sliced along axis 0, not {ctx.attr('axes')}")
     ctx.require_opset(SEQUENCE_THROUGH_CF_OPSET, "slicing a tensor array (a Loop carrying a sequence)")
-    seq = _stored(ctx.input("input"))
+    seq = ctx.input("input")
     name = ctx.input_names("input")[0]
     dtype = _info(ctx, name, ctx.pd.block_idx).dtype
     length = ctx.op.SequenceLength(seq)
