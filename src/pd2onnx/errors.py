@@ -39,6 +39,22 @@ class ConversionError(Pd2OnnxError):
     """An op could not be converted with the attributes or shapes it has."""
 
 
+class OpRefused(ConversionError):
+    """A mapper's refusal of one op (``ctx.fail``): the exporter goes on with the rest of the
+    program and reports every refusal at once."""
+
+
+class OpsRefused(ConversionError):
+    """Several ops refused (each an ``OpRefused``), reported together."""
+
+    def __init__(self, refusals: list[OpRefused], *, file: str | None = None):
+        self.refusals = refusals
+        lines = [f"{len(refusals)} ops cannot be converted:"]
+        for r in refusals:
+            lines.append(f"  - {r.message}" + (f" (hint: {r.hint})" if r.hint else ""))
+        super().__init__("\n".join(lines), file=file)
+
+
 @dataclass(frozen=True)
 class OpSite:
     """Where an op sits: its type, block index, position in the block and layer path."""

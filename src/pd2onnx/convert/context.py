@@ -16,7 +16,7 @@ import numpy as np
 import onnx_ir as ir
 
 from pd2onnx.convert.legalize import has_kernel
-from pd2onnx.errors import ConversionError, OpsetTooLow
+from pd2onnx.errors import ConversionError, OpRefused, OpsetTooLow
 from pd2onnx.paddle import dtypes
 
 if TYPE_CHECKING:
@@ -86,8 +86,9 @@ class OpContext:
         return self.state.opset
 
     def fail(self, message: str, hint: str | None = None) -> ConversionError:
-        """An error naming this op; ``raise ctx.fail(...)``."""
-        return ConversionError(
+        """An error naming this op; ``raise ctx.fail(...)``. The exporter goes on with the
+        other ops and reports every refusal at once."""
+        return OpRefused(
             f"cannot convert {self.pd.site.op_type} ({self.pd.site}): {message}",
             file=self.state.program.model_file,
             hint=hint,

@@ -13,7 +13,16 @@ import onnx_ir as ir
 from pd2onnx._version import __version__
 from pd2onnx.convert.context import OpContext, onnx_dtype
 from pd2onnx.convert.registry import get_mapper
-from pd2onnx.errors import ConversionError, OpsetTooLow, OpSite, Pd2OnnxError, UnsupportedOpError, UsageError
+from pd2onnx.errors import (
+    ConversionError,
+    OpRefused,
+    OpsetTooLow,
+    OpSite,
+    OpsRefused,
+    Pd2OnnxError,
+    UnsupportedOpError,
+    UsageError,
+)
 from pd2onnx.paddle.program import Op, Program
 
 log = logging.getLogger(__name__)
@@ -98,6 +107,9 @@ class ConvertState:
     # array_write ops known to append (ids), and array lengths -> the array they measured
     append_ops: set[int] = field(default_factory=set)
     measured: dict[ir.Value, ir.Value] = field(default_factory=dict)
+    # Ops a mapper refused (all reported at the end) and the Paddle values they left unset
+    refusals: list[OpRefused] = field(default_factory=list)
+    unset: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         if self.root is None:
@@ -134,6 +146,8 @@ class ConvertState:
         return value
 
     def lookup(self, name: str, block_idx: int = 0) -> ir.Value:
+        if name in self.unset and name not in self.env:
+            raise _Unset(name)
         value = self.env.get(name)
         if value is None:
             value = self.params_env.get(name)
@@ -194,19 +208,57 @@ def _graph_input(name: str, dtype: str | None, shape: tuple[int, ...] | None) ->
     return ir.Value(name=name, type=ir.TensorType(onnx_dtype(dtype)), shape=None if dims is None else ir.Shape(dims))
 
 
+class _Unset(Exception):
+    """A value an earlier refused op should have produced (the op is skipped: its own error,
+    if any, would only follow from the first)."""
+
+
+def _leave_unset(state: ConvertState, op: Op) -> None:
+    """Mark what ``op`` would have set as unset (its outputs, what it stores into, and what
+    its sub-blocks assign)."""
+    names = [n for ns in op.outputs.values() for n in ns]
+    if op.inplace_operand():
+        names.append(op.inplace_operand())
+    stack = list(op.blocks)
+    while stack:
+        block = stack.pop()
+        for inner in block.ops:
+            names += [n for ns in inner.outputs.values() for n in ns]
+            stack.extend(inner.blocks)
+    for name in names:
+        state.unset.add(name)
+        state.env.pop(name, None)
+
+
 def convert_block_ops(state: ConvertState, ops: list[Op]) -> None:
-    """Run the mapper of every op in order (plumbing ops excepted)."""
+    """Run the mapper of every op in order (plumbing ops excepted). A refused op is recorded
+    and the conversion goes on, so that one run reports every refusal (``finish_refusals``)."""
     for op in ops:
         if op.type in PLUMBING or op.type == "yield":
             continue
         mapper = get_mapper(op.type)
         assert mapper is not None  # the pre-scan guarantees it
+        if state.unset and any(n in state.unset and n not in state.env for ns in op.inputs.values() for n in ns):
+            _leave_unset(state, op)
+            continue
         ctx = OpContext(state, op)
         try:
             mapper.fn(ctx)
+        except OpRefused as exc:
+            state.refusals.append(exc)
+            _leave_unset(state, op)
+            continue
+        except _Unset:
+            if not state.refusals:
+                raise
+            _leave_unset(state, op)
+            continue
         except (Pd2OnnxError, OpsetTooLow):
             raise
         except Exception as exc:
+            if state.refusals:  # a follow-on of an earlier refusal (values it left unset)
+                _leave_unset(state, op)
+                continue
             raise ConversionError(
                 f"converting {op.site.op_type} ({op.site}) failed: {type(exc).__name__}: {exc}",
                 file=state.program.model_file,
@@ -238,6 +290,14 @@ def _store_inplace(state: ConvertState, op: Op) -> None:
     if target is None or result is None or op.type in _SELF_STORING or result not in state.env:
         return
     state.env[target] = state.env[result]
+
+
+def finish_refusals(state: ConvertState) -> None:
+    """Raise what the mappers refused: the one error, or all of them in one."""
+    if len(state.refusals) == 1:
+        raise state.refusals[0]
+    if state.refusals:
+        raise OpsRefused(state.refusals, file=state.program.model_file)
 
 
 def _required_outputs(op: Op) -> tuple[str, ...]:
@@ -307,6 +367,7 @@ def _export_at(program: Program, target: int) -> ir.Model:
         graph.inputs.append(inp)
         state.env[value.name] = inp
     convert_block_ops(state, program.main.ops)
+    finish_refusals(state)
     _bind_outputs(state)
     _drop_unused_initializers(graph)
     # IR version 4 is the first that lets initializers be something else than graph inputs.
