@@ -43,6 +43,10 @@ _ONNX_DTYPES = {
     "float8_e5m2": ir.DataType.FLOAT8E5M2,
 }
 
+# Ops whose output has their input's dtype and shape at run time (what Paddle 2.x's jit.save
+# puts between a result and its fetch is a ``scale`` by 1).
+_TYPE_PRESERVING = frozenset({"scale", "assign", "fetch"})
+
 FLOAT_DTYPES = frozenset({"float16", "bfloat16", "float32", "float64"})
 INT_DTYPES = frozenset({"int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"})
 
@@ -182,6 +186,41 @@ class OpContext:
 
     def has_output(self, slot: str) -> bool:
         return bool(self.pd.outputs.get(slot))
+
+    def correct_declared(self, slot: str, dtype: str | None = None, rank: int | None = None) -> None:
+        """Make Paddle's declared dtype and/or rank of output ``slot`` what the kernel writes,
+        and so for the ops after it that pass their input's type on (``_TYPE_PRESERVING``: what
+        jit.save puts between a result and its fetch), down to a model output. Paddle declares
+        some outputs wrongly (e.g. 3.3 ``unique``'s ``out`` float32 for an int x with an axis,
+        2.6 ``empty`` always ``[-1]``, ``generate_proposals``' count float32 or 0-D); later
+        mappers and the graph outputs would otherwise see the wrong type."""
+        if not self.has_output(slot):
+            return
+        program = self.state.program
+        outputs = {out.name: out for out in program.outputs}
+
+        def fix(info: Value) -> bool:
+            changed = False
+            if dtype is not None and info.dtype not in (None, dtype):
+                info.dtype, changed = dtype, True
+            if rank is not None and info.shape is not None and len(info.shape) != rank:
+                info.shape, changed = (-1,) * rank, True
+            return changed
+
+        pending = [self.output_info(slot)]
+        while pending:
+            info = pending.pop()
+            if not fix(info):
+                continue
+            if info.name in outputs:
+                fix(outputs[info.name])
+            for op in program.walk_ops():
+                if op.type in _TYPE_PRESERVING and op.input("x") == info.name and op.output("out"):
+                    nxt = program.find_value(op.output("out"), op.block_idx)
+                    if nxt is not None:
+                        pending.append(nxt)
+                    elif op.output("out") in outputs:
+                        fix(outputs[op.output("out")])
 
     def output_count(self, slot: str) -> int:
         return len(self.pd.outputs.get(slot, []))

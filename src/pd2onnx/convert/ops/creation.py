@@ -148,41 +148,13 @@ def runtime_shape_rank(ctx: OpContext, slot: str) -> int | None:
     return shape[0] if shape[0] >= 0 else None
 
 
-def correct_declared_rank(ctx: OpContext, slot: str, rank: int) -> None:
-    """Make the declared rank of output ``slot`` ``rank``, and so for the dtype-preserving ops
-    after it down to a model output: Paddle 2.6 declares ``empty``'s output [-1] whatever the
-    length of its shape tensor (a 0-D result from an empty shape tensor, e.g.
-    ``paddle.empty_like`` of a 0-D tensor, folded to ``[]``), which the graph output would then
-    contradict."""
-    from pd2onnx.convert.ops.indexing import _DTYPE_PRESERVING
-
-    program = ctx.state.program
-    outputs = {out.name: out for out in program.outputs}
-    pending = [ctx.output_info(slot)]
-    while pending:
-        info = pending.pop()
-        if info.shape is None or len(info.shape) == rank:
-            continue
-        info.shape = (-1,) * rank
-        if info.name in outputs:
-            outputs[info.name].shape = info.shape
-        for block in program.blocks:
-            for op in block.ops:
-                if op.type in _DTYPE_PRESERVING and op.input("x") == info.name and op.output("out"):
-                    nxt = program.find_value(op.output("out"), block.idx)
-                    if nxt is not None:
-                        pending.append(nxt)
-                    elif op.output("out") in outputs:
-                        outputs[op.output("out")].shape = (-1,) * rank
-
-
 @mapper("empty")
 def empty(ctx: OpContext) -> None:
     """Paddle leaves the contents undefined; zeros are one valid answer."""
     shape = shape_arg(ctx, "shape")
     rank = runtime_shape_rank(ctx, "shape") if is_runtime(shape) else len(shape)
     if rank is not None:
-        correct_declared_rank(ctx, "out", rank)
+        ctx.correct_declared("out", rank=rank)
     ctx.set_output("out", fill(ctx, shape, 0, ctx.output_dtype("out")))
 
 

@@ -358,9 +358,7 @@ def _unary_input(ctx: OpContext) -> tuple[ir.Value, str]:
     dtype = ctx.output_dtype()
     in_dtype = ctx.input_dtype("x")
     if ctx.pd.type in _INT_IN_FLOAT_OUT and in_dtype in ("int32", "int64") and dtype == in_dtype:
-        from pd2onnx.convert.ops.indexing import correct_declared_dtype
-
-        correct_declared_dtype(ctx, "out", "float32")
+        ctx.correct_declared("out", dtype="float32")
         dtype = "float32"
     return ctx.cast(ctx.input("x"), dtype, in_dtype), dtype
 

@@ -21,7 +21,7 @@ Paddle semantics reproduced here (checked with Paddle 3.3 and 2.6):
 - ``index_put`` wraps negative indices (both versions); a bool index stands for its
   nonzero coordinates; duplicates with ``accumulate`` add up.
 - Declared dtypes Paddle gets wrong (unique's outputs in 3.3, kthvalue/mode indices in 2.6)
-  are corrected to what the kernels write (``correct_declared_dtype``).
+  are corrected to what the kernels write (``ctx.correct_declared``).
 """
 
 from __future__ import annotations
@@ -712,39 +712,6 @@ def index_put(ctx: OpContext) -> None:
 
 
 # ---------------------------------------------------------------------- unique
-# Ops whose output has their input's dtype at run time (what Paddle 2.x's jit.save puts
-# between a result and its fetch is a ``scale`` by 1).
-_DTYPE_PRESERVING = frozenset({"scale", "assign", "fetch"})
-
-
-def correct_declared_dtype(ctx: OpContext, slot: str, dtype: str) -> None:
-    """Make Paddle's declared dtype of output ``slot`` the one its kernel writes, and so for
-    the dtype-preserving ops after it down to a model output: Paddle 3.3 declares some
-    unique outputs wrongly (``inverse`` in x's dtype; ``out`` float32 for an int x with an
-    axis), Paddle 2.6 kthvalue/mode indices in x's dtype. Later mappers and the graph
-    output would otherwise see the wrong type."""
-    if not ctx.has_output(slot):
-        return
-    program = ctx.state.program
-    outputs = {out.name: out for out in program.outputs}
-    pending = [ctx.output_info(slot)]
-    while pending:
-        info = pending.pop()
-        if info.dtype in (None, dtype):
-            continue
-        info.dtype = dtype
-        if info.name in outputs:
-            outputs[info.name].dtype = dtype
-        for block in program.blocks:
-            for op in block.ops:
-                if op.type in _DTYPE_PRESERVING and op.input("x") == info.name:
-                    nxt = program.find_value(op.output("out"), block.idx) if op.output("out") else None
-                    if nxt is not None:
-                        pending.append(nxt)
-                    elif op.output("out") in outputs:
-                        outputs[op.output("out")].dtype = dtype
-
-
 # Element types ONNX Runtime's Unique takes; others go through int64 (integers, bool) or
 # float32 (bfloat16), both exact.
 _UNIQUE_DTYPES = frozenset({"float32", "float64", "float16", "int64", "int8"})
@@ -768,8 +735,16 @@ def unique(ctx: OpContext) -> None:
     index_dtype = str(ctx.attr("dtype", "int64"))
     for slot, declared in (("out", dtype), ("indices", index_dtype), ("inverse", index_dtype),
                            ("counts", index_dtype)):
-        correct_declared_dtype(ctx, slot, declared)
+        ctx.correct_declared(slot, dtype=declared)
     ctx.set_output("out", ctx.cast(y, dtype, work))
     ctx.set_output("indices", ctx.cast(first, index_dtype, "int64"))
     ctx.set_output("inverse", ctx.cast(inverse, index_dtype, "int64"))
     ctx.set_output("counts", ctx.cast(counts, index_dtype, "int64"))
+
+
+# Transitional (detection.py moves to ctx.correct_declared next): the old names.
+from pd2onnx.convert.context import _TYPE_PRESERVING as _DTYPE_PRESERVING  # noqa: E402
+
+
+def correct_declared_dtype(ctx: OpContext, slot: str, dtype: str) -> None:
+    ctx.correct_declared(slot, dtype=dtype)

@@ -17,7 +17,6 @@ import numpy as np
 import onnx_ir as ir
 
 from pd2onnx.convert.context import FLOAT_DTYPES, OpContext
-from pd2onnx.convert.ops.indexing import correct_declared_dtype
 from pd2onnx.convert.ops.reduce import reduce, to_declared_rank
 from pd2onnx.convert.registry import mapper
 from pd2onnx.paddle import dtypes
@@ -541,7 +540,7 @@ def _sorted_prefix(ctx: OpContext, x: ir.Value, k: IntOrValue, axis: int) -> tup
 
 def _select_from_0d(ctx: OpContext) -> bool:
     """kthvalue/mode of a 0-D x: x itself at index 0 (True when that was the case)."""
-    correct_declared_dtype(ctx, "indices", "int64")
+    ctx.correct_declared("indices", dtype="int64")
     if ctx.input_rank("x"):
         return False
     ctx.set_output("out", ctx.op.Identity(ctx.input("x")))

@@ -122,9 +122,7 @@ def mean_all(ctx: OpContext) -> None:
 def all_any(ctx: OpContext) -> None:
     """all/any: nonzero is true; min/max of the booleans. The result is bool whatever x's
     dtype, as Paddle's kernel writes it (Paddle declares it in x's dtype in both formats)."""
-    from pd2onnx.convert.ops.indexing import correct_declared_dtype
-
-    correct_declared_dtype(ctx, "out", "bool")
+    ctx.correct_declared("out", dtype="bool")
     rank = ctx.input_rank("x")
     x = ctx.cast(ctx.input("x"), "bool", ctx.input_dtype("x"))
     axes, keepdim = _reduce_axes(ctx, rank), _keepdim(ctx)
