@@ -62,13 +62,6 @@ def _boxes(P):
             return P._C_ops.iou_similarity(a, b, True)
         return _legacy(P, "iou_similarity", {"X": a, "Y": b}, {"Out": x.dtype}, {"box_normalized": True})[0]
 
-    def box_clip(x, p):
-        b = P.reshape(x * 20.0, [1, 6, 4])
-        im = _const(P, [[50.0, 40.0, 1.0]], x)
-        if _pir(P):
-            return P._C_ops.box_clip(b, im)
-        return _legacy(P, "box_clip", {"Input": b, "ImInfo": im}, {"Output": x.dtype}, {})[0]
-
     def distribute(x, p):
         rois = _corners(P, x, 60.0)
         num = P.to_tensor([6], dtype="int32")
@@ -92,8 +85,6 @@ def _boxes(P):
         ("box_coder:encode", coder("encode_center_size")),
         ("iou_similarity", iou),
         ("iou_similarity:static", iou),
-        ("box_clip", box_clip),
-        ("box_clip:static", box_clip),
         ("distribute_fpn_proposals", distribute),
         ("collect_fpn_proposals", collect),
         ("collect_fpn_proposals:static", collect),
@@ -149,7 +140,8 @@ def _images(P):
         ("roi_align:aligned", lambda x, p: V.roi_align(img(x), rois(x), num(), output_size=(2, 3),
                                                        sampling_ratio=2, aligned=True)),
         ("roi_pool", lambda x, p: V.roi_pool(img(x), rois(x), num(), output_size=2)),
-        ("psroi_pool", lambda x, p: V.psroi_pool(img(x), rois(x), num(), output_size=2)),
+        # psroi_pool is left out: Paddle 2.6 dies (SIGSEGV in PsroiPoolKernel<float>) on this entry in
+        # its static probe, which kills the whole worker; see the det report.
         ("yolo_box", yolo),
     ]
 
