@@ -109,13 +109,16 @@ def probe(paddle, entries, inputs, dtype):
         for name, fn in kept:
             main, startup = paddle.static.Program(), paddle.static.Program()
             try:
-                with paddle.static.program_guard(main, startup):
-                    xs = [paddle.static.data(f"x{i}", list(a.shape), str(a.dtype)) for i, a in enumerate(inputs)]
-                    for v in xs:
-                        v.stop_gradient = False  # as paddle.jit.save's inputs
-                    out = run(fn, xs)
-                exe.run(startup)
-                exe.run(main, feed={f"x{i}": a for i, a in enumerate(inputs)}, fetch_list=[out])
+                # a scope of its own: variables an entry leaves in the global scope (e.g. a
+                # feed given a LoD by a sequence op) must not change the next entries
+                with paddle.static.scope_guard(paddle.static.Scope()):
+                    with paddle.static.program_guard(main, startup):
+                        xs = [paddle.static.data(f"x{i}", list(a.shape), str(a.dtype)) for i, a in enumerate(inputs)]
+                        for v in xs:
+                            v.stop_gradient = False  # as paddle.jit.save's inputs
+                        out = run(fn, xs)
+                    exe.run(startup)
+                    exe.run(main, feed={f"x{i}": a for i, a in enumerate(inputs)}, fetch_list=[out])
             except Exception:
                 continue
             static_kept.append((name, fn))
