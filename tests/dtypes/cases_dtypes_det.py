@@ -37,9 +37,14 @@ def _corners(P, t, scale=1.0):
 
 
 def _const(P, values, like, dtype=None):
+    """A constant in ``like``'s dtype, written as a constant of that dtype (no cast op: the
+    quant mappers need their scales as constants)."""
     import numpy as np
 
-    return P.to_tensor(np.asarray(values, "float32")).astype(dtype or like.dtype)
+    name = str(dtype or like.dtype).rsplit(".", 1)[-1]
+    if name == "bfloat16":  # numpy has no bfloat16
+        return P.to_tensor(np.asarray(values, "float32")).astype(dtype or like.dtype)
+    return P.to_tensor(np.asarray(values, name))
 
 
 # ---------------------------------------------------------------------- boxes (x, p: [6, 4])
@@ -66,7 +71,7 @@ def _boxes(P):
         rois = _corners(P, x, 60.0)
         num = P.to_tensor([6], dtype="int32")
         multi, restore, nums = V.distribute_fpn_proposals(rois, 2, 4, 3, 56, rois_num=num)
-        return tuple(multi) + (restore,) + tuple(nums)
+        return multi[0]
 
     def collect(x, p):
         rois = _corners(P, x, 30.0)
@@ -74,10 +79,10 @@ def _boxes(P):
         lr, ls = P.split(rois, [2, 4]), P.split(scores, [2, 4])
         ln = [P.to_tensor([2], dtype="int32"), P.to_tensor([4], dtype="int32")]
         if _pir(P):
-            return P._C_ops.collect_fpn_proposals(lr, ls, ln, 5)
-        return tuple(_legacy(P, "collect_fpn_proposals",
-                             {"MultiLevelRois": lr, "MultiLevelScores": ls, "MultiLevelRoIsNum": ln},
-                             {"FpnRois": x.dtype, "RoisNum": "int32"}, {"post_nms_topN": 5}))
+            return P._C_ops.collect_fpn_proposals(lr, ls, ln, 5)[0]
+        return _legacy(P, "collect_fpn_proposals",
+                       {"MultiLevelRois": lr, "MultiLevelScores": ls, "MultiLevelRoIsNum": ln},
+                       {"FpnRois": x.dtype, "RoisNum": "int32"}, {"post_nms_topN": 5})[0]
 
     return [
         ("box_coder:decode", coder("decode_center_size")),
@@ -103,8 +108,8 @@ def _images(P):
                  stride=[8.0, 8.0], offset=0.5)
         if _pir(P):
             return P._C_ops.anchor_generator(x, a["anchor_sizes"], a["aspect_ratios"], a["variances"],
-                                             a["stride"], a["offset"])
-        return tuple(_legacy(P, "anchor_generator", {"Input": x}, {"Anchors": x.dtype, "Variances": x.dtype}, a))
+                                             a["stride"], a["offset"])[0]
+        return _legacy(P, "anchor_generator", {"Input": x}, {"Anchors": x.dtype, "Variances": x.dtype}, a)[0]
 
     def density(x, p):
         a = dict(variances=[0.1, 0.1, 0.2, 0.2], clip=True, flatten_to_2d=False, step_w=0.0, step_h=0.0,
@@ -112,15 +117,20 @@ def _images(P):
         if _pir(P):
             return P._C_ops.density_prior_box(x, img(x), a["variances"], a["clip"], a["flatten_to_2d"],
                                               a["step_w"], a["step_h"], a["offset"], a["fixed_sizes"],
-                                              a["fixed_ratios"], a["densities"])
-        return tuple(_legacy(P, "density_prior_box", {"Input": x, "Image": img(x)},
-                             {"Boxes": x.dtype, "Variances": x.dtype}, a))
+                                              a["fixed_ratios"], a["densities"])[0]
+        return _legacy(P, "density_prior_box", {"Input": x, "Image": img(x)},
+                       {"Boxes": x.dtype, "Variances": x.dtype}, a)[0]
 
     def rois(x):
         return _const(P, [[0.5, 0.5, 12.0, 9.0], [2.0, 1.0, 15.0, 15.0], [4.0, 6.0, 7.0, 11.0]], x)
 
     def num():
         return P.to_tensor([3], dtype="int32")
+
+    def psroi(x, p):
+        if not _pir(P):  # Paddle 2.6's kernel kills the process (SIGSEGV in PsroiPoolKernel<float>)
+            raise RuntimeError("psroi_pool is probed in Paddle 3 only")
+        return V.psroi_pool(img(x), rois(x), num(), output_size=2)
 
     def yolo(x, p):
         size = P.to_tensor([[40, 30]], dtype="int32")
@@ -140,8 +150,7 @@ def _images(P):
         ("roi_align:aligned", lambda x, p: V.roi_align(img(x), rois(x), num(), output_size=(2, 3),
                                                        sampling_ratio=2, aligned=True)),
         ("roi_pool", lambda x, p: V.roi_pool(img(x), rois(x), num(), output_size=2)),
-        # psroi_pool is left out: Paddle 2.6 dies (SIGSEGV in PsroiPoolKernel<float>) on this entry in
-        # its static probe, which kills the whole worker; see the det report.
+        ("psroi_pool", psroi),
         ("yolo_box", yolo),
     ]
 
@@ -158,17 +167,17 @@ def _nms(P):
     def nms3(x, p):
         b, s = inputs(x, p)
         if _pir(P):
-            return P._C_ops.multiclass_nms3(b, s, None, 0.3, -1, -1, 0.4, False, 1.0, 0)
-        return tuple(_legacy(P, "multiclass_nms3", {"BBoxes": b, "Scores": s},
-                             {"Out": x.dtype, "Index": "int32", "NmsRoisNum": "int32"},
-                             dict(score_threshold=0.3, nms_top_k=-1, keep_top_k=-1, nms_threshold=0.4,
-                                  normalized=False, nms_eta=1.0, background_label=0)))
+            return P._C_ops.multiclass_nms3(b, s, None, 0.3, -1, -1, 0.4, False, 1.0, 0)[0]
+        return _legacy(P, "multiclass_nms3", {"BBoxes": b, "Scores": s},
+                       {"Out": x.dtype, "Index": "int32", "NmsRoisNum": "int32"},
+                       dict(score_threshold=0.3, nms_top_k=-1, keep_top_k=-1, nms_threshold=0.4,
+                            normalized=False, nms_eta=1.0, background_label=0))[0]
 
     def matrix(x, p):
         b, s = inputs(x, p)
         out, n, idx = V.matrix_nms(b, s, 0.3, 0.1, 4, 4, use_gaussian=False, background_label=-1,
                                    normalized=False, return_index=True, return_rois_num=True)
-        return out, n, idx
+        return out
 
     return [
         ("multiclass_nms3", nms3),
@@ -190,7 +199,7 @@ def _proposals(P):
         rois, probs, n = V.generate_proposals(scores, deltas, size, anchors, var, pre_nms_top_n=4,
                                               post_nms_top_n=3, nms_thresh=0.5, min_size=0.1,
                                               return_rois_num=True)
-        return rois, probs, n
+        return rois
 
     return [("generate_proposals", gen)]
 
@@ -215,6 +224,12 @@ def _quant(P):
 
     def scalar(x, v):
         return _const(P, [v], x)
+
+    def _weight(x):
+        import numpy as np
+
+        w = np.linspace(-2.0, 3.0, 24).reshape(2, 3, 4) * np.array([1.0, 0.5]).reshape(2, 1, 1)
+        return _const(P, w.tolist(), x)
 
     def qdq(x, p, name, axis=-1, bits=8, rt=0):
         s = _const(P, [2.5], x) if axis < 0 else _const(P, [1.5, 2.0, 3.0], x)
@@ -268,11 +283,12 @@ def _quant(P):
         ("fake_quantize_abs_max:static",
          lambda x, p: op("fake_quantize_abs_max", {"X": x}, dict(bit_length=8, round_type=0), (8, 0),
                          ("Out", "OutScale"))),
+        # per-channel scales come from X: a weight (constant), as in the models that carry it
         ("fake_channel_wise_quantize_dequantize_abs_max:static",
-         lambda x, p: op("fake_channel_wise_quantize_dequantize_abs_max", {"X": x},
+         lambda x, p: op("fake_channel_wise_quantize_dequantize_abs_max", {"X": _weight(x)},
                          dict(bit_length=8, round_type=1, quant_axis=0), (8, 1, 0), ("Out", "OutScale"))),
         ("fake_channel_wise_quantize_abs_max:static",
-         lambda x, p: op("fake_channel_wise_quantize_abs_max", {"X": x},
+         lambda x, p: op("fake_channel_wise_quantize_abs_max", {"X": _weight(x)},
                          dict(bit_length=8, round_type=1, quant_axis=0, is_test=True), (8, 1, 0, True),
                          ("Out", "OutScale"))),
         ("fake_quantize_dequantize_moving_average_abs_max:static",

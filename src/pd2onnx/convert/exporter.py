@@ -188,7 +188,17 @@ class ConvertState:
             value = self.params_env.get(name)
         if value is None and name in self.program.params:
             value = self.lookup(name, block_idx)
-        if value is None or value.const_value is None:
+        if value is None:
+            return None
+        node = value.producer()
+        if value.const_value is None and node is not None and node.op_type == "Cast" and node.inputs[0] is not None:
+            # a cast constant (Paddle 2.6 writes a float64 literal as float32 assign_value + cast)
+            src = node.inputs[0].const_value
+            to = node.attributes.get("to")
+            if src is not None and to is not None:
+                return src.numpy().astype(ir.DataType(to.value).numpy())
+            return None
+        if value.const_value is None:
             return None
         return value.const_value.numpy()
 

@@ -11,7 +11,6 @@ import numpy as np
 import onnx_ir as ir
 
 from pd2onnx.convert.context import OpContext
-from pd2onnx.convert.ops.indexing import _DTYPE_PRESERVING, correct_declared_dtype
 from pd2onnx.convert.registry import mapper
 from pd2onnx.paddle import dtypes
 from pd2onnx.paddle.program import Op
@@ -625,9 +624,13 @@ def roi_pool(ctx: OpContext) -> None:
     """
     if ctx.has_output("arg_max") and _is_consumed(ctx, "arg_max"):
         raise ctx.fail("the Argmax output is used; ONNX MaxRoiPool does not give it")
-    x = ctx.input("x")
-    boxes = ctx.cast(ctx.input("boxes"), ctx.input_dtype("x"), ctx.input_dtype("boxes"))
-    batch = ctx.cast(ctx.unsqueeze(_roi_batch_ids(ctx, _dim(ctx, boxes, 0)), [1]), ctx.input_dtype("x"))
+    dtype = ctx.input_dtype("x")
+    # MaxRoiPool takes float tensors: integer inputs (Paddle 3 has int32/int64 kernels) are
+    # pooled in float32, exact for the maxima of values below 2**24
+    work = dtype if dtype in ("float16", "float32", "float64") else "float32"
+    x = ctx.cast(ctx.input("x"), work, dtype)
+    boxes = ctx.cast(ctx.input("boxes"), work, ctx.input_dtype("boxes"))
+    batch = ctx.cast(ctx.unsqueeze(_roi_batch_ids(ctx, _dim(ctx, boxes, 0)), [1]), work)
     rois = ctx.op.Concat(batch, boxes, axis=1)
     out = ctx.op.MaxRoiPool(
         x,
@@ -635,7 +638,7 @@ def roi_pool(ctx: OpContext) -> None:
         pooled_shape=[int(ctx.attr("pooled_height", 1)), int(ctx.attr("pooled_width", 1))],
         spatial_scale=float(ctx.attr("spatial_scale", 1.0)),
     )
-    ctx.set_output("out", out)
+    ctx.set_output("out", ctx.cast(out, dtype, work))
 
 
 def _is_consumed(ctx: OpContext, slot: str) -> bool:
@@ -726,28 +729,9 @@ def psroi_pool(ctx: OpContext) -> None:
 # ---------------------------------------------------------------------- generate_proposals
 def _correct_declared_counts(ctx: OpContext, slot: str) -> None:
     """Paddle declares ``generate_proposals``' count as float32 (3.3) or 0-D (2.6) though the
-    kernel writes int32 ``[N]``: correct the declaration (and that of the dtype-preserving ops
-    after it, down to a model output) so later mappers and the graph output see the truth."""
-    if not ctx.has_output(slot):
-        return
-    correct_declared_dtype(ctx, slot, "int32")
-    program = ctx.state.program
-    outputs = {out.name: out for out in program.outputs}
-    pending = [ctx.output_info(slot)]
-    while pending:
-        info = pending.pop()
-        if info.shape is None or len(info.shape) == 1:
-            continue
-        info.shape = (-1,)
-        if info.name in outputs:
-            outputs[info.name].shape = (-1,)
-        for op in program.walk_ops():
-            if op.type in _DTYPE_PRESERVING and op.input("x") == info.name and op.output("out"):
-                nxt = program.find_value(op.output("out"), op.block_idx)
-                if nxt is not None:
-                    pending.append(nxt)
-                elif op.output("out") in outputs:
-                    outputs[op.output("out")].shape = (-1,)
+    kernel writes int32 ``[N]``: correct the declaration so later mappers and the graph output
+    see the truth."""
+    ctx.correct_declared(slot, dtype="int32", rank=1)
 
 
 _BBOX_CLIP = float(np.float32(np.log(1000.0 / 16.0)))
@@ -903,6 +887,8 @@ def generate_proposals(ctx: OpContext) -> None:
     probs = ctx.unsqueeze(ctx.op.Gather(sel_scores, perm, axis=0), [1])
     if dtype != "float32":
         rois, probs = ctx.cast(rois, dtype), ctx.cast(probs, dtype)
+    ctx.correct_declared("rpn_rois", dtype=dtype)  # Paddle 3.3 declares float32 for float64 inputs
+    ctx.correct_declared("rpn_roi_probs", dtype=dtype)
     ctx.set_output("rpn_rois", rois)
     ctx.set_output("rpn_roi_probs", probs)
     _correct_declared_counts(ctx, "rpn_rois_num")

@@ -741,10 +741,3 @@ def unique(ctx: OpContext) -> None:
     ctx.set_output("inverse", ctx.cast(inverse, index_dtype, "int64"))
     ctx.set_output("counts", ctx.cast(counts, index_dtype, "int64"))
 
-
-# Transitional (detection.py moves to ctx.correct_declared next): the old names.
-from pd2onnx.convert.context import _TYPE_PRESERVING as _DTYPE_PRESERVING  # noqa: E402
-
-
-def correct_declared_dtype(ctx: OpContext, slot: str, dtype: str) -> None:
-    ctx.correct_declared(slot, dtype=dtype)
