@@ -118,7 +118,9 @@ def probe(paddle, entries, inputs, dtype):
                             v.stop_gradient = False  # as paddle.jit.save's inputs
                         out = run(fn, xs)
                     exe.run(startup)
-                    exe.run(main, feed={f"x{i}": a for i, a in enumerate(inputs)}, fetch_list=[out])
+                    # return_numpy=False: outputs may carry a LoD (FPN ops), which numpy refuses
+                    exe.run(main, feed={f"x{i}": a for i, a in enumerate(inputs)}, fetch_list=[out],
+                            return_numpy=False)
             except Exception:
                 continue
             static_kept.append((name, fn))

@@ -7,1028 +7,302 @@ the first failure seen: ONNX Runtime has no kernel, the mapper refuses, or a wro
 
 # ruff: noqa: E501
 VERIFIED: dict[str, tuple[str, ...]] = {
-    "abs": (
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "add": (
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "affine_grid": (
-        "float32",
-        "float64"
-    ),
-    "all": (
-        "float32",
-        "float64",
-        "int32",
-        "int64",
-        "bool"
-    ),
-    "any": (
-        "float32",
-        "float64",
-        "int32",
-        "int64",
-        "bool"
-    ),
-    "argmax": (
-        "float32",
-        "float64",
-        "int32",
-        "int64",
-        "uint8"
-    ),
-    "argmin": (
-        "float32",
-        "float64",
-        "int32",
-        "int64",
-        "uint8"
-    ),
-    "argsort": (
-        "float16",
-        "float32",
-        "float64",
-        "int32",
-        "int64",
-        "uint8"
-    ),
-    "assign": (
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "atan2": (
-        "float16",
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "bilinear_interp": (
-        "float16",
-        "float32",
-        "float64",
-        "uint8"
-    ),
-    "bitwise_and": (
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "bitwise_not": (
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "bitwise_or": (
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "bitwise_xor": (
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "bmm": (
-        "float32",
-        "float64"
-    ),
-    "cast": (
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "ceil": (
-        "float16",
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8"
-    ),
-    "celu": (
-        "float32",
-        "float64"
-    ),
-    "channel_shuffle": (
-        "float32",
-        "float64"
-    ),
-    "clip": (
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "concat": (
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "bool"
-    ),
-    "conv2d": (
-        "float32",
-        "float64"
-    ),
-    "cos": (
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8"
-    ),
-    "cross": (
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "cumprod": (
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "cumsum": (
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8"
-    ),
-    "diag": (
-        "float16",
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "diagonal": (
-        "float32",
-        "float64",
-        "int32",
-        "int64",
-        "bool"
-    ),
-    "dist": (
-        "float32",
-        "float64"
-    ),
-    "divide": (
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8"
-    ),
-    "dot": (
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "elementwise_pow": (
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "elu": (
-        "float32",
-        "float64"
-    ),
-    "embedding": (
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "int8"
-    ),
-    "equal": (
-        "float16",
-        "float32",
-        "float64",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "erf": (
-        "float16",
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8"
-    ),
-    "exp": (
-        "float16",
-        "float32",
-        "float64"
-    ),
-    "expand": (
-        "float16",
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8"
-    ),
-    "flatten": (
-        "bfloat16",
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "flip": (
-        "float32",
-        "float64",
-        "int32",
-        "int64",
-        "bool"
-    ),
-    "floor": (
-        "float16",
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8"
-    ),
-    "floor_divide": (
-        "float16",
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8"
-    ),
-    "full_like": (
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "gather": (
-        "bfloat16",
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "gather_nd": (
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "gelu": (
-        "float32",
-        "float64"
-    ),
-    "greater_equal": (
-        "float16",
-        "float32",
-        "float64",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "greater_than": (
-        "float16",
-        "float32",
-        "float64",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "grid_sample": (
-        "float32",
-        "float64"
-    ),
-    "group_norm": (
-        "float32",
-        "float64"
-    ),
-    "hardshrink": (
-        "float32",
-        "float64"
-    ),
-    "hardsigmoid": (
-        "float32",
-        "float64"
-    ),
-    "hardswish": (
-        "float32",
-        "float64"
-    ),
-    "hardtanh": (
-        "float32",
-        "float64"
-    ),
-    "index_select": (
-        "bfloat16",
-        "float32",
-        "float64",
-        "int32",
-        "int64",
-        "bool"
-    ),
-    "instance_norm": (
-        "float32",
-        "float64"
-    ),
-    "isfinite": (
-        "float16",
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "isinf": (
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8"
-    ),
-    "isnan": (
-        "float16",
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "kron": (
-        "float16",
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "kthvalue": (
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "layer_norm": (
-        "float32",
-        "float64"
-    ),
-    "leaky_relu": (
-        "float32",
-        "float64"
-    ),
-    "lerp": (
-        "float32",
-        "float64"
-    ),
-    "less_equal": (
-        "float16",
-        "float32",
-        "float64",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "less_than": (
-        "float16",
-        "float32",
-        "float64",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "log": (
-        "float16",
-        "float32",
-        "float64"
-    ),
-    "log_softmax": (
-        "float32",
-        "float64"
-    ),
-    "logcumsumexp": (
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8"
-    ),
-    "logical_and": (
-        "float32",
-        "float64",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "bool"
-    ),
-    "logical_not": (
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "bool"
-    ),
-    "logical_or": (
-        "float32",
-        "float64",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "bool"
-    ),
-    "logical_xor": (
-        "float32",
-        "float64",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "bool"
-    ),
-    "logsigmoid": (
-        "float32",
-        "float64"
-    ),
-    "logsumexp": (
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8"
-    ),
-    "masked_fill": (
-        "float16",
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "masked_select": (
-        "float16",
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "matmul": (
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "max": (
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "maximum": (
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "mean": (
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "median": (
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "meshgrid": (
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "min": (
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "minimum": (
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "mish": (
-        "float32",
-        "float64"
-    ),
-    "mode": (
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "multiply": (
-        "float32",
-        "float64",
-        "int32",
-        "int64",
-        "bool"
-    ),
-    "mv": (
-        "float32",
-        "float64"
-    ),
-    "nearest_interp": (
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "int32",
-        "int64",
-        "uint8"
-    ),
-    "nonzero": (
-        "bfloat16",
-        "float32",
-        "float64",
-        "int32",
-        "int64",
-        "bool"
-    ),
-    "normalize": (
-        "float32",
-        "float64"
-    ),
-    "not_equal": (
-        "float16",
-        "float32",
-        "float64",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "one_hot": (
-        "int32",
-        "int64"
-    ),
-    "p_norm": (
-        "float32",
-        "float64"
-    ),
-    "pad": (
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "pixel_shuffle": (
-        "float32",
-        "float64"
-    ),
-    "pool2d": (
-        "float16",
-        "float32",
-        "float64"
-    ),
-    "pow": (
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "prelu": (
-        "float32",
-        "float64"
-    ),
-    "prod": (
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "put_along_axis": (
-        "float32",
-        "float64",
-        "int32",
-        "int64",
-        "uint8"
-    ),
-    "reciprocal": (
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8"
-    ),
-    "relu": (
-        "float32",
-        "float64"
-    ),
-    "relu6": (
-        "float32",
-        "float64"
-    ),
-    "remainder": (
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "repeat_interleave": (
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "reshape": (
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "roll": (
-        "float32",
-        "float64",
-        "int32",
-        "int64",
-        "bool"
-    ),
-    "round": (
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "rsqrt": (
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8"
-    ),
-    "scale": (
-        "float16",
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8"
-    ),
-    "scatter": (
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "scatter_nd_add": (
-        "float32",
-        "float64",
-        "int32",
-        "int64",
-        "uint8"
-    ),
-    "selu": (
-        "float32",
-        "float64"
-    ),
-    "shape": (
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "sigmoid": (
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8"
-    ),
-    "sign": (
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8"
-    ),
-    "silu": (
-        "float32",
-        "float64"
-    ),
-    "sin": (
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8"
-    ),
-    "slice": (
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "softmax": (
-        "float32",
-        "float64"
-    ),
-    "softplus": (
-        "float32",
-        "float64"
-    ),
-    "softshrink": (
-        "float32",
-        "float64"
-    ),
-    "softsign": (
-        "float32",
-        "float64"
-    ),
-    "split": (
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "sqrt": (
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8"
-    ),
-    "square": (
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "squeeze": (
-        "bfloat16",
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "stack": (
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "subtract": (
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "sum": (
-        "float16",
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "swish": (
-        "float32",
-        "float64"
-    ),
-    "take_along_axis": (
-        "float32",
-        "float64",
-        "int32",
-        "int64",
-        "uint8"
-    ),
-    "tanh": (
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8"
-    ),
-    "tanh_shrink": (
-        "float32",
-        "float64"
-    ),
-    "thresholded_relu": (
-        "float32",
-        "float64"
-    ),
-    "tile": (
-        "float16",
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "topk": (
-        "float16",
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "trace": (
-        "float16",
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "transpose": (
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "tril": (
-        "float16",
-        "float32",
-        "float64",
-        "int32",
-        "int64",
-        "bool"
-    ),
-    "triu": (
-        "float16",
-        "float32",
-        "float64",
-        "int32",
-        "int64",
-        "bool"
-    ),
-    "unbind": (
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "int32",
-        "int64",
-        "bool"
-    ),
-    "unique": (
-        "float32",
-        "float64",
-        "int32",
-        "int64"
-    ),
-    "unsqueeze": (
-        "bfloat16",
-        "float32",
-        "float64",
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-        "bool"
-    ),
-    "where": (
-        "float32",
-        "float64",
-        "int32",
-        "int64",
-        "bool"
-    )
+    "abs": ("float32", "float64", "int32", "int64"),
+    "acos": ("float32", "float64", "int8", "int32", "int64", "uint8"),
+    "add": ("float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "add_n": ("float16", "bfloat16", "float32", "float64", "int32", "int64"),
+    "addmm": ("float32", "float64"),
+    "affine_channel": ("float32", "float64"),
+    "affine_grid": ("float32", "float64"),
+    "all": ("float32", "float64", "int32", "int64", "bool"),
+    "anchor_generator": ("float32", "float64"),
+    "any": ("float32", "float64", "int32", "int64", "bool"),
+    "arange": ("float32", "float64", "int32", "int64"),
+    "argmax": ("float32", "float64", "int32", "int64", "uint8"),
+    "argmin": ("float32", "float64", "int32", "int64", "uint8"),
+    "argsort": ("float16", "bfloat16", "float32", "float64", "int32", "int64", "uint8"),
+    "array_length": ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"),
+    "array_pop": ("float16", "bfloat16", "float32", "float64", "int32", "int64", "bool"),
+    "array_read": ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"),
+    "array_to_tensor": ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"),
+    "array_write": ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"),
+    "as_complex": ("float32", "float64"),
+    "as_real": ("float32", "float64", "int8", "int32", "int64", "uint8"),
+    "asin": ("float32", "float64", "int8", "int32", "int64", "uint8"),
+    "assign": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "assign_out": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "assign_value": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "atan": ("float32", "float64", "int8", "int32", "int64", "uint8"),
+    "atan2": ("float16", "float32", "float64", "int32", "int64"),
+    "batch_norm": ("float32", "float64"),
+    "bernoulli": ("float32", "float64"),
+    "bicubic_interp": ("float16", "bfloat16", "float32", "float64"),
+    "bilinear_interp": ("float16", "bfloat16", "float32", "float64", "uint8"),
+    "bitwise_and": ("int8", "int32", "int64", "uint8", "bool"),
+    "bitwise_not": ("int8", "int32", "int64", "uint8", "bool"),
+    "bitwise_or": ("int8", "int32", "int64", "uint8", "bool"),
+    "bitwise_xor": ("int8", "int32", "int64", "uint8", "bool"),
+    "bmm": ("float32", "float64"),
+    "box_coder": ("float32", "float64"),
+    "cast": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "ceil": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8"),
+    "celu": ("float32", "float64"),
+    "channel_shuffle": ("float32", "float64"),
+    "clip": ("float32", "float64", "int32", "int64"),
+    "collect_fpn_proposals": ("float32", "float64"),
+    "concat": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "bool"),
+    "conditional_block": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "conv2d": ("float32", "float64"),
+    "conv2d_transpose": ("float32", "float64"),
+    "conv3d": ("float32", "float64"),
+    "conv3d_transpose": ("float32", "float64"),
+    "cos": ("float32", "float64", "int8", "int32", "int64", "uint8"),
+    "cosh": ("float32", "float64", "int8", "int32", "int64", "uint8"),
+    "create_array": ("float16", "bfloat16", "float32", "float64", "int32", "int64", "bool"),
+    "crf_decoding": ("float32", "float64"),
+    "cross": ("float32", "float64", "int32", "int64"),
+    "cross_entropy_with_softmax": ("float32", "float64"),
+    "cumprod": ("float32", "float64", "int32", "int64"),
+    "cumsum": ("float32", "float64", "int8", "int32", "int64", "uint8"),
+    "data_norm": ("float32", "float64"),
+    "deformable_conv": ("float32", "float64"),
+    "density_prior_box": ("float32", "float64"),
+    "depend": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "depthwise_conv2d": ("float32", "float64"),
+    "depthwise_conv2d_transpose": ("float32", "float64"),
+    "dequantize_linear": ("float32",),
+    "diag": ("float16", "float32", "float64", "int32", "int64"),
+    "diagonal": ("float32", "float64", "int32", "int64", "bool"),
+    "dist": ("float32", "float64"),
+    "distribute_fpn_proposals": ("float32", "float64"),
+    "divide": ("float32", "float64", "int8", "int32", "int64", "uint8"),
+    "dot": ("float32", "float64", "int32", "int64"),
+    "dropout": ("float16", "bfloat16", "float32", "float64"),
+    "einsum": ("float32", "float64"),
+    "elementwise_pow": ("bfloat16", "float32", "float64", "int32", "int64"),
+    "elu": ("float32", "float64"),
+    "embedding": ("float16", "bfloat16", "float32", "float64", "int8"),
+    "empty": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "bool"),
+    "empty_like": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "equal": ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"),
+    "erf": ("float16", "float32", "float64", "int8", "int32", "int64", "uint8"),
+    "exp": ("float16", "float32", "float64", "int32", "int64"),
+    "expand": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8"),
+    "expand_as": ("float32", "float64", "int32", "int64", "bool"),
+    "expand_v1": ("float32", "float64", "int32", "int64", "bool"),
+    "eye": ("float16", "float32", "float64", "int32", "int64"),
+    "fake_channel_wise_dequantize_max_abs": ("float32", "float64"),
+    "fake_channel_wise_quantize_dequantize_abs_max": ("float32",),
+    "fake_dequantize_max_abs": ("float32", "float64"),
+    "fake_quantize_abs_max": ("float32",),
+    "fake_quantize_dequantize_abs_max": ("float32",),
+    "fake_quantize_dequantize_moving_average_abs_max": ("float32",),
+    "fake_quantize_moving_average_abs_max": ("float32",),
+    "fake_quantize_range_abs_max": ("float32",),
+    "fc": ("float32", "float64"),
+    "fft_c2c": ("float32", "float64"),
+    "fft_c2r": ("float32", "float64"),
+    "fft_r2c": ("float32", "float64", "int8", "int32", "int64", "uint8"),
+    "fill_zeros_like": ("float32", "float64", "int32", "int64", "bool"),
+    "flatten": ("bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "flatten2": ("float32", "float64", "int8", "int32", "int64", "uint8"),
+    "flip": ("float32", "float64", "int32", "int64", "bool"),
+    "floor": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8"),
+    "floor_divide": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8"),
+    "fold": ("float32", "float64"),
+    "frobenius_norm": ("float32", "float64"),
+    "full": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "full_batch_size_like": ("float32", "float64", "int32", "int64", "bool"),
+    "full_int_array": ("int32", "int64"),
+    "full_like": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "full_with_tensor": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "fused_bias_residual_layernorm": ("float32",),
+    "fused_elemwise_activation": ("float32", "float64"),
+    "fused_elemwise_add_activation": ("float32", "float64"),
+    "fused_rms_norm_quant": ("float32",),
+    "fused_softmax_mask": ("float32", "float64"),
+    "gather": ("bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "gather_nd": ("float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "gaussian": ("float16", "bfloat16", "float32", "float64"),
+    "gelu": ("float32", "float64"),
+    "generate_proposals": ("float32", "float64"),
+    "greater_equal": ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"),
+    "greater_than": ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"),
+    "grid_sample": ("float32", "float64"),
+    "group_norm": ("float32", "float64"),
+    "hardshrink": ("float32", "float64"),
+    "hardsigmoid": ("float32", "float64"),
+    "hardswish": ("float32", "float64"),
+    "hardtanh": ("float32", "float64"),
+    "has_inf": ("float32", "float64", "int32", "int64"),
+    "has_nan": ("float32", "float64", "int32", "int64"),
+    "histogram": ("float32", "float64", "int32", "int64"),
+    "if": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "imag": ("float32", "float64", "int8", "int32", "int64", "uint8"),
+    "increment": ("float32", "float64", "int32", "int64"),
+    "index_put": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "index_sample": ("float32", "float64", "int32", "int64"),
+    "index_select": ("bfloat16", "float32", "float64", "int32", "int64", "bool"),
+    "instance_norm": ("float32", "float64"),
+    "inverse": ("float32", "float64"),
+    "iou_similarity": ("float32", "float64"),
+    "isfinite": ("float16", "bfloat16", "float32", "float64", "int32", "int64"),
+    "isinf": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8"),
+    "isnan": ("float16", "bfloat16", "float32", "float64", "int32", "int64"),
+    "kron": ("float16", "float32", "float64", "int32", "int64"),
+    "kthvalue": ("float32", "float64", "int32", "int64"),
+    "layer_norm": ("float32", "float64"),
+    "leaky_relu": ("float32", "float64"),
+    "legacy_matmul": ("float32", "float64"),
+    "lerp": ("float32", "float64"),
+    "less_equal": ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"),
+    "less_than": ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"),
+    "linear_interp": ("float16", "bfloat16", "float32", "float64", "uint8"),
+    "linspace": ("float32", "float64", "int32", "int64"),
+    "lod_reset": ("float16", "float32", "float64", "int32", "int64"),
+    "log": ("float16", "bfloat16", "float32", "float64", "int32", "int64"),
+    "log10": ("float16", "bfloat16", "float32", "float64", "int32", "int64"),
+    "log1p": ("float16", "bfloat16", "float32", "float64", "int32", "int64"),
+    "log2": ("float16", "bfloat16", "float32", "float64", "int32", "int64"),
+    "log_softmax": ("float32", "float64"),
+    "logcumsumexp": ("float32", "float64", "int8", "int32", "int64", "uint8"),
+    "logical_and": ("float32", "float64", "int8", "int16", "int32", "int64", "bool"),
+    "logical_not": ("float32", "float64", "int8", "int32", "int64", "bool"),
+    "logical_or": ("float32", "float64", "int8", "int16", "int32", "int64", "bool"),
+    "logical_xor": ("float32", "float64", "int8", "int16", "int32", "int64", "bool"),
+    "logsigmoid": ("float32", "float64"),
+    "logsumexp": ("float32", "float64", "int8", "int32", "int64", "uint8"),
+    "lp_pool2d": ("float32", "float64"),
+    "lrn": ("float32",),
+    "lstm": ("float32", "float64"),
+    "masked_fill": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "masked_select": ("float16", "bfloat16", "float32", "float64", "int32", "int64"),
+    "matmul": ("float32", "float64", "int32", "int64"),
+    "matmul_with_flatten": ("bfloat16", "float32", "float64"),
+    "matrix_nms": ("float32", "float64"),
+    "max": ("float32", "float64", "int32", "int64"),
+    "max_pool2d_with_index": ("float32", "float64"),
+    "max_pool3d_with_index": ("float32", "float64"),
+    "maximum": ("bfloat16", "float32", "float64", "int32", "int64"),
+    "maxout": ("float32", "float64"),
+    "mean": ("float32", "float64", "int32", "int64", "bool"),
+    "mean_all": ("bfloat16", "float32", "float64"),
+    "median": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "memcpy": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "memcpy_d2h": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "memcpy_h2d": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "meshgrid": ("float32", "float64", "int32", "int64"),
+    "min": ("float32", "float64", "int32", "int64"),
+    "minimum": ("bfloat16", "float32", "float64", "int32", "int64"),
+    "mish": ("float32", "float64"),
+    "mode": ("float32", "float64", "int32", "int64"),
+    "moving_average_abs_max_scale": ("float32",),
+    "multiclass_nms3": ("float32", "float64"),
+    "multinomial": ("float32", "float64"),
+    "multiply": ("bfloat16", "float32", "float64", "int32", "int64", "bool"),
+    "mv": ("float32", "float64"),
+    "nanmedian": ("float32", "float64", "int32", "int64"),
+    "nearest_interp": ("float16", "bfloat16", "float32", "float64", "int32", "int64", "uint8"),
+    "nonzero": ("bfloat16", "float32", "float64", "int32", "int64", "bool"),
+    "norm": ("float32", "float64"),
+    "not_equal": ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"),
+    "numel": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "one_hot": ("int32", "int64"),
+    "p_norm": ("float32", "float64"),
+    "pad": ("bfloat16", "float32", "float64", "int32", "int64"),
+    "pad3d": ("float32", "float64", "int32", "int64"),
+    "partial_concat": ("float32", "float64", "int32", "int64"),
+    "partial_sum": ("float32", "float64", "int32", "int64"),
+    "pixel_shuffle": ("float32", "float64"),
+    "pixel_unshuffle": ("float32", "float64"),
+    "pool2d": ("float16", "float32", "float64"),
+    "pool3d": ("float16", "float32", "float64"),
+    "pow": ("float32", "float64", "int32", "int64"),
+    "prelu": ("float32", "float64"),
+    "print": ("float16", "bfloat16", "float32", "float64", "int32", "int64", "bool"),
+    "prior_box": ("float32", "float64"),
+    "prod": ("float32", "float64", "int32", "int64"),
+    "psroi_pool": ("float32", "float64"),
+    "put_along_axis": ("float32", "float64", "int32", "int64", "uint8"),
+    "quantize_linear": ("float32",),
+    "randint": ("int32", "int64"),
+    "randperm": ("float32", "float64", "int32", "int64"),
+    "real": ("float32", "float64", "int8", "int32", "int64", "uint8"),
+    "reciprocal": ("float32", "float64", "int8", "int32", "int64", "uint8"),
+    "relu": ("float32", "float64"),
+    "relu6": ("float32", "float64"),
+    "remainder": ("float32", "float64", "int32", "int64"),
+    "renorm": ("float32", "float64"),
+    "repeat_interleave": ("bfloat16", "float32", "float64", "int32", "int64"),
+    "repeat_interleave_with_tensor_index": ("bfloat16", "float32", "float64", "int32", "int64"),
+    "reshape": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "rnn": ("float32", "float64"),
+    "roi_align": ("float32", "float64"),
+    "roi_pool": ("float32", "float64", "int32"),
+    "roll": ("float32", "float64", "int32", "int64", "bool"),
+    "round": ("float32", "float64", "int32", "int64"),
+    "rsqrt": ("float32", "float64", "int8", "int32", "int64", "uint8"),
+    "scale": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "scatter": ("float32", "float64", "int32", "int64"),
+    "scatter_nd_add": ("float32", "float64", "int32", "int64", "uint8"),
+    "select_input": ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"),
+    "select_output": ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"),
+    "selu": ("float32", "float64"),
+    "sequence_expand_as": ("float32", "float64", "int32", "int64"),
+    "sequence_mask": ("float32", "float64", "int32", "int64"),
+    "sequence_pool": ("float32", "float64"),
+    "sequence_softmax": ("float32", "float64"),
+    "set_value": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "set_value_with_tensor": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "shape": ("float32", "float64", "int32", "int64", "bool"),
+    "shape64": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "share_buffer": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "share_data": ("float16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "sigmoid": ("float32", "float64", "int8", "int32", "int64", "uint8"),
+    "sign": ("float32", "float64", "int8", "int32", "int64", "uint8"),
+    "silu": ("float32", "float64"),
+    "sin": ("float32", "float64", "int8", "int32", "int64", "uint8"),
+    "sinh": ("float32", "float64", "int8", "int32", "int64", "uint8"),
+    "slice": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "slice_array": ("float16", "bfloat16", "float32", "float64", "int32", "int64", "bool"),
+    "softmax": ("float32", "float64"),
+    "softplus": ("float32", "float64"),
+    "softshrink": ("float32", "float64"),
+    "softsign": ("float32", "float64"),
+    "split": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "split_with_num": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "sqrt": ("float32", "float64", "int8", "int32", "int64", "uint8"),
+    "square": ("float32", "float64", "int32", "int64"),
+    "squeeze": ("bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "stack": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "stanh": ("float32", "float64", "int8", "int32", "int64", "uint8"),
+    "strided_slice": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "subtract": ("bfloat16", "float32", "float64", "int32", "int64"),
+    "sum": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "swiglu": ("float32", "float64"),
+    "swish": ("float32", "float64"),
+    "take_along_axis": ("float32", "float64", "int32", "int64", "uint8"),
+    "tan": ("float32", "float64", "int8", "int32", "int64", "uint8"),
+    "tanh": ("float32", "float64", "int8", "int32", "int64", "uint8"),
+    "tanh_shrink": ("float32", "float64"),
+    "temporal_shift": ("float32", "float64"),
+    "thresholded_relu": ("float32", "float64"),
+    "tile": ("float16", "float32", "float64", "int32", "int64"),
+    "topk": ("float16", "float32", "float64", "int32", "int64"),
+    "trace": ("float16", "float32", "float64", "int32", "int64"),
+    "transpose": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "tril": ("float16", "float32", "float64", "int32", "int64", "bool"),
+    "trilinear_interp": ("float16", "bfloat16", "float32", "float64", "uint8"),
+    "triu": ("float16", "float32", "float64", "int32", "int64", "bool"),
+    "unbind": ("float16", "bfloat16", "float32", "float64", "int32", "int64", "bool"),
+    "unfold": ("float32", "float64"),
+    "uniform": ("float16", "bfloat16", "float32", "float64"),
+    "unique": ("float32", "float64", "int32", "int64"),
+    "unsqueeze": ("bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "unstack": ("float32", "float64", "int32", "int64"),
+    "where": ("float32", "float64", "int32", "int64", "bool"),
+    "while": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
+    "yolo_box": ("float32", "float64"),
 }
 
 MIN_OPSET: dict[str, dict[str, int]] = {
@@ -1082,15 +356,9 @@ MIN_OPSET: dict[str, dict[str, int]] = {
     }
 }
 
-ZERO_D: tuple[str, ...] = ('abs', 'add', 'all', 'any', 'argmax', 'argmin', 'argsort', 'assign', 'atan2', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'cast', 'ceil', 'clip', 'cos', 'cumsum', 'dist', 'divide', 'elementwise_pow', 'elu', 'equal', 'erf', 'expand', 'flatten', 'floor', 'floor_divide', 'full_like', 'gather', 'gelu', 'greater_equal', 'greater_than', 'hardsigmoid', 'hardswish', 'isfinite', 'isinf', 'isnan', 'kron', 'leaky_relu', 'lerp', 'less_equal', 'less_than', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logsumexp', 'masked_fill', 'masked_select', 'max', 'maximum', 'mean', 'min', 'minimum', 'multiply', 'not_equal', 'numel', 'pow', 'prod', 'reciprocal', 'relu', 'relu6', 'remainder', 'reshape', 'round', 'rsqrt', 'shape', 'sigmoid', 'sign', 'silu', 'sin', 'slice', 'softmax', 'softplus', 'sqrt', 'square', 'squeeze', 'stack', 'subtract', 'sum', 'tanh', 'tile', 'topk', 'transpose', 'unique', 'unsqueeze', 'where')
+ZERO_D: tuple[str, ...] = ('abs', 'acos', 'add', 'add_n', 'all', 'any', 'argmax', 'argmin', 'argsort', 'asin', 'assign', 'assign_value', 'atan', 'atan2', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'cast', 'ceil', 'clip', 'cos', 'cosh', 'cumsum', 'dist', 'divide', 'elementwise_pow', 'elu', 'empty', 'empty_like', 'equal', 'erf', 'exp', 'expand', 'expand_as', 'fill_zeros_like', 'flatten', 'floor', 'floor_divide', 'full', 'full_like', 'full_with_tensor', 'gather', 'gelu', 'greater_equal', 'greater_than', 'hardsigmoid', 'hardswish', 'isfinite', 'isinf', 'isnan', 'kron', 'leaky_relu', 'lerp', 'less_equal', 'less_than', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logsumexp', 'masked_fill', 'masked_select', 'max', 'maximum', 'mean', 'min', 'minimum', 'multiply', 'not_equal', 'numel', 'pow', 'prod', 'reciprocal', 'relu', 'relu6', 'remainder', 'reshape', 'round', 'rsqrt', 'scale', 'set_value', 'set_value_with_tensor', 'shape', 'shape64', 'sigmoid', 'sign', 'silu', 'sin', 'sinh', 'slice', 'softmax', 'softplus', 'sqrt', 'square', 'squeeze', 'stack', 'stanh', 'subtract', 'sum', 'tan', 'tanh', 'tile', 'topk', 'transpose', 'unique', 'unsqueeze', 'unstack', 'where')
 
 GAPS: dict[str, dict[str, str]] = {
-    "argsort": {
-        "bfloat16": "opset 13: [ShapeInferenceError] (op_type:TopK, : X typestr: T, has unsupported type: tensor(bfloat16) (pir)"
-    },
-    "bilinear_interp": {
-        "bfloat16": "opset 13: convert: cannot convert bilinear_interp (block 0, op #10): bilinear interpolation of a bfloat16 tensor: ONNX Runtime's Resize has no bfloat16 kernel (pir)"
-    },
     "bitwise_and": {
         "int16": "opset 28: bitwise_and: dtype int16 != Paddle's int32 (legacy)"
     },
@@ -1100,89 +368,7 @@ GAPS: dict[str, dict[str, str]] = {
     "bitwise_xor": {
         "int16": "opset 28: bitwise_xor: dtype int16 != Paddle's int32 (legacy)"
     },
-    "ceil": {
-        "bfloat16": "opset 13: [ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for Ceil(13) node with name 'ceil_0_11/Ceil_1' (pir)"
-    },
-    "elementwise_pow": {
-        "bfloat16": "opset 13: [ShapeInferenceError] (op_type:Pow, : Y typestr: T1, has unsupported type: tensor(bfloat16) (pir)"
-    },
-    "equal": {
-        "bfloat16": "opset 13: [ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for Equal(13) node with name 'equal_0_16/Equal_1' (pir)"
-    },
-    "exp": {
-        "int32": "opset 9: convert: cannot convert exp (block 0, op #5): exp with a int32 result has no ONNX equivalent (pir)",
-        "int64": "opset 9: convert: cannot convert exp (block 0, op #5): exp with a int64 result has no ONNX equivalent (pir)",
-        "0-D": "opset 9: convert: cannot convert exp (block 0, op #5): exp with a int64 result has no ONNX equivalent (pir)"
-    },
-    "expand": {
-        "bfloat16": "opset 13: [ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for Expand(13) node with name 'expand_0_39/Expand_1' (pir)"
-    },
-    "floor": {
-        "bfloat16": "opset 13: [ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for Floor(13) node with name 'floor_0_9/Floor_1' (pir)"
-    },
-    "floor_divide": {
-        "bfloat16": "opset 13: [ShapeInferenceError] (op_type:Where, : X typestr: T, has unsupported type: tensor(bfloat16) (pir)"
-    },
-    "greater_equal": {
-        "bfloat16": "opset 13: [ShapeInferenceError] Inference error(s): (op_type:GreaterOrEqual, : [ShapeInferenceError] (op_type:Greater): A typestr: T, has unsupported type: tens (pir)"
-    },
-    "greater_than": {
-        "bfloat16": "opset 13: [ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for Greater(13) node with name 'greater_than_0_20/Greater_1' (pir)"
-    },
-    "isfinite": {
-        "bfloat16": "opset 13: [ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for Abs(13) node with name 'isfinite_0_15/Abs_1' (pir)"
-    },
-    "isnan": {
-        "bfloat16": "opset 13: [ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for IsNaN(13) node with name 'isnan_0_13/IsNaN_1' (pir)"
-    },
-    "less_equal": {
-        "bfloat16": "opset 13: [ShapeInferenceError] Inference error(s): (op_type:LessOrEqual, : [ShapeInferenceError] (op_type:Less): A typestr: T, has unsupported type: tensor(bfl (pir)"
-    },
-    "less_than": {
-        "bfloat16": "opset 13: [ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for Less(13) node with name 'less_than_0_18/Less_1' (pir)"
-    },
-    "log": {
-        "bfloat16": "opset 13: [ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for Log(13) node with name 'log_0_7/Log_1' (pir)",
-        "int32": "opset 9: convert: cannot convert log (block 0, op #6): log with a int32 result has no ONNX equivalent (pir)",
-        "int64": "opset 9: convert: cannot convert log (block 0, op #6): log with a int64 result has no ONNX equivalent (pir)",
-        "0-D": "opset 9: convert: cannot convert log (block 0, op #6): log with a int64 result has no ONNX equivalent (pir)"
-    },
-    "masked_fill": {
-        "bfloat16": "opset 13: [ShapeInferenceError] (op_type:Where, : X typestr: T, has unsupported type: tensor(bfloat16) (pir)"
-    },
-    "masked_select": {
-        "bfloat16": "opset 13: [ShapeInferenceError] (op_type:Compress, : input typestr: T, has unsupported type: tensor(bfloat16) (pir)"
-    },
-    "maximum": {
-        "bfloat16": "opset 13: [ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for Max(13) node with name 'maximum_0_8/Max_1' (pir)"
-    },
-    "mean": {
-        "bool": "opset 7: [ShapeInferenceError] (op_type:ReduceMean, : data typestr: T, has unsupported type: tensor(bool) (pir)"
-    },
-    "minimum": {
-        "bfloat16": "opset 13: [ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for Min(13) node with name 'minimum_0_10/Min_1' (pir)"
-    },
-    "multiply": {
-        "bfloat16": "opset 13: [ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for Mul(13) node with name 'multiply_0_6/Mul_1' (pir)"
-    },
-    "not_equal": {
-        "bfloat16": "opset 13: [ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for Equal(13) node with name 'not_equal_0_17/Equal_1' (pir)"
-    },
-    "pad": {
-        "bfloat16": "opset 13: [ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for Pad(13) node with name 'pad_0_44/Pad_1' (pir)"
-    },
-    "repeat_interleave": {
-        "bfloat16": "opset 13: [ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for Expand(13) node with name 'repeat_interleave_0_17/Expand_2' (pir)"
-    },
-    "scale": {
-        "bfloat16": "opset 13: [ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for Mul(13) node with name 'scale_0_5/Mul_1' (pir)",
-        "bool": "opset 7: [ShapeInferenceError] (op_type:Mul, : A typestr: T, has unsupported type: tensor(bool) (pir)",
-        "0-D": "opset 7: [ShapeInferenceError] (op_type:Mul, : A typestr: T, has unsupported type: tensor(bool) (pir)"
-    },
-    "subtract": {
-        "bfloat16": "opset 13: [ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for Sub(13) node with name 'subtract_0_4/Sub_1' (pir)"
-    },
-    "sum": {
-        "bfloat16": "opset 13: [ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for ReduceSum(13) node with name 'sum_0_5/ReduceSum_1' (pir)"
+    "roi_align": {
+        "int32": "opset 17: convert: cannot convert roi_align (block 0, op #9): input of dtype int32; ONNX RoiAlign takes float tensors (pir)"
     }
 }

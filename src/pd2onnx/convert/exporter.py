@@ -226,9 +226,7 @@ class _Unset(Exception):
 def _leave_unset(state: ConvertState, op: Op) -> None:
     """Mark what ``op`` would have set as unset (its outputs, what it stores into, and what
     its sub-blocks assign)."""
-    names = [n for ns in op.outputs.values() for n in ns]
-    if op.inplace_operand():
-        names.append(op.inplace_operand())
+    names = [n for ns in op.outputs.values() for n in ns] + [t for t, _ in op.inplace_pairs()]
     stack = list(op.blocks)
     while stack:
         block = stack.pop()
@@ -295,11 +293,11 @@ def _store_inplace(state: ConvertState, op: Op) -> None:
     """After an in-place PIR op (``increment_``, ``assign_out_``, ``set_value_``, ...), the
     operand it stores into is its result for every later reader (Paddle's programs read the
     operand's name again, e.g. a loop counter after ``increment_``)."""
-    target = op.inplace_operand()
-    result = next((n for ns in op.outputs.values() for n in ns), None)
-    if target is None or result is None or op.type in _SELF_STORING or result not in state.env:
+    if op.type in _SELF_STORING:
         return
-    state.env[target] = state.env[result]
+    for target, result in op.inplace_pairs():
+        if result in state.env:
+            state.env[target] = state.env[result]
 
 
 def finish_refusals(state: ConvertState) -> None:

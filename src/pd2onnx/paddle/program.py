@@ -63,7 +63,7 @@ class Op:
     blocks: list[Block] = field(default_factory=list)  # sub-blocks (regions), in order
     legacy_type: str | None = None  # the spelling in a legacy file, when it differed
     struct_name: str | None = None  # layer path, e.g. "/Conv2D/" (PIR)
-    inplace: bool = False  # PIR ``op_``: the result is stored into an operand (``inplace_operand``)
+    inplace: bool = False  # PIR ``op_``: the result is stored into an operand (``inplace_pairs``)
 
     def input(self, slot: str) -> str | None:
         names = self.inputs.get(slot)
@@ -73,15 +73,28 @@ class Op:
         names = self.outputs.get(slot)
         return names[0] if names else None
 
-    def inplace_operand(self) -> str | None:
-        """The Paddle value an in-place PIR op (``increment_``, ``assign_out_``, ...) writes its
-        result into: later readers of that name see the result."""
+    def inplace_pairs(self) -> list[tuple[str, str]]:
+        """(operand, result) Paddle value names of an in-place PIR op (``increment_``,
+        ``assign_out_``, ``batch_norm_``, ...): the result is stored into the operand, and
+        later readers of the operand's name see it. Paddle's op yaml pairs an operand with the
+        output slot named after it (``mean -> mean_out``), else the first operand with the
+        first output (``x -> out``), with the exceptions in ``_INPLACE_SLOTS``."""
         if not self.inplace:
-            return None
+            return []
+        outs = [(slot, names[0]) for slot, names in self.outputs.items() if names]
+        if not outs:
+            return []
         slot = _INPLACE_SLOTS.get(self.type)
-        if slot is None:
-            slot = next((s for s, names in self.inputs.items() if names), None)
-        return self.input(slot) if slot else None
+        if slot is not None:
+            return [(self.input(slot), outs[0][1])] if self.input(slot) else []
+        by_slot = dict(outs)
+        named = [(self.input(s), by_slot.get(f"{s}_out") or by_slot.get(f"{s}out"))
+                 for s in self.inputs if self.input(s)]
+        named = [(a, b) for a, b in named if b]
+        if named:
+            return named
+        first = next((names[0] for names in self.inputs.values() if names), None)
+        return [(first, outs[0][1])] if first else []
 
     @property
     def site(self) -> OpSite:

@@ -52,8 +52,8 @@ def outer_writes(program: Program, block: Block) -> list[str]:
         slot = _MUTATES.get(op.type)
         if slot:
             names += op.inputs.get(slot, []) or op.outputs.get("out", [])
-        elif op.inplace_operand():  # PIR op_ storing into a value (e.g. increment_ of a loop counter)
-            names.append(op.inplace_operand())
+        else:  # PIR op_ storing into a value (e.g. increment_ of a loop counter)
+            names += [t for t, _ in op.inplace_pairs()]
         for sub in op.blocks:
             names += outer_writes(program, sub)
         for name in names:
