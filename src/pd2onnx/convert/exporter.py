@@ -12,6 +12,7 @@ import onnx_ir as ir
 
 from pd2onnx._version import __version__
 from pd2onnx.convert.context import OpContext, onnx_dtype
+from pd2onnx.convert.naming import fresh_name
 from pd2onnx.convert.registry import get_mapper
 from pd2onnx.errors import (
     ConversionError,
@@ -127,12 +128,7 @@ class ConvertState:
             self.graph, self.env = saved_graph, saved_env
 
     def unique_name(self, base: str) -> str:
-        name, k = base, 1
-        while name in self.names:
-            name = f"{base}__{k}"
-            k += 1
-        self.names.add(name)
-        return name
+        return fresh_name(base, self.names)
 
     def append_node(self, node: ir.Node) -> None:
         self.graph.append(node)

@@ -32,6 +32,7 @@ from functools import cache
 
 import onnx_ir as ir
 
+from pd2onnx.convert.naming import fresh_name
 from pd2onnx.convert.ort_kernels import KERNELS, ORT_VERSION
 
 log = logging.getLogger(__name__)
@@ -200,12 +201,7 @@ class _Legalizer:
                 self.names.update(o.name for o in node.outputs if o.name)
 
     def fresh(self, base: str) -> str:
-        name, k = base, 1
-        while name in self.names:
-            name = f"{base}__{k}"
-            k += 1
-        self.names.add(name)
-        return name
+        return fresh_name(base, self.names)
 
     def type_of(self, v: ir.Value | None) -> str | None:
         if v is None:

@@ -192,16 +192,20 @@ def _all_same_size(ctx: OpContext, plan: Plan, x: ir.Value) -> ir.Value:
 
 
 # ---------------------------------------------------------------------- nearest (exact)
+def _ratio_np(in_dim: int, out_dim: int, scale: float | None, align: bool) -> np.float32:
+    """Paddle's float32 source/output ratio of one axis (nearest and linear kernels)."""
+    if out_dim <= 1:
+        return F32(0.0)
+    if align:
+        return F32(in_dim - 1) / F32(out_dim - 1)
+    if scale is not None:
+        return F32(1.0 / scale)
+    return F32(in_dim) / F32(out_dim)
+
+
 def nearest_indices_np(in_dim: int, out_dim: int, scale: float | None, align: bool) -> np.ndarray:
     """Paddle's nearest source indices for one axis, in its float32/double arithmetic."""
-    ratio = F32(0.0)
-    if out_dim > 1:
-        if align:
-            ratio = F32(in_dim - 1) / F32(out_dim - 1)
-        elif scale is not None:
-            ratio = F32(1.0 / scale)
-        else:
-            ratio = F32(in_dim) / F32(out_dim)
+    ratio = _ratio_np(in_dim, out_dim, scale, align)
     prod = np.arange(out_dim, dtype=F32) * ratio
     if align:
         return (prod.astype(np.float64) + 0.5).astype(np.int64)
@@ -487,14 +491,7 @@ def linear_west_indices_np(in_dim: int, out_dim: int, scale: float | None, align
     """The left neighbour Paddle's linear kernel reads for each output position (its
     float32 ratio; half-pixel with negatives clamped when align_mode is 0 without
     align_corners, else ``ratio * k``)."""
-    ratio = F32(0.0)
-    if out_dim > 1:
-        if align:
-            ratio = F32(in_dim - 1) / F32(out_dim - 1)
-        elif scale is not None:
-            ratio = F32(1.0 / scale)
-        else:
-            ratio = F32(in_dim) / F32(out_dim)
+    ratio = _ratio_np(in_dim, out_dim, scale, align)
     k = np.arange(out_dim, dtype=np.float64)
     if align_mode == 0 and not align:
         idx = np.trunc(np.float64(ratio) * (k + 0.5) - 0.5)
