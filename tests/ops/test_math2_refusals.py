@@ -9,7 +9,6 @@ import pytest
 
 from harness import builder
 from harness.cases import REGISTRY, load_case_files
-
 from pd2onnx.convert.exporter import export_program
 from pd2onnx.errors import ConversionError
 from pd2onnx.paddle import load

@@ -12,7 +12,6 @@ import pytest
 from harness import builder
 from harness.cases import REGISTRY, load_case_files
 from harness.check import compare, run_onnx
-
 from pd2onnx.api import convert
 from pd2onnx.convert.exporter import export_program
 from pd2onnx.errors import ConversionError

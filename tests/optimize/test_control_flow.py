@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from optimize._util import F, I64, check, helper, init, model, ops, vi
+from optimize._util import I64, F, check, helper, init, model, ops, vi
 
 B = helper.TensorProto.BOOL
 

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from harness.cases import REGISTRY
-
 from pd2onnx.convert import export_program
 from pd2onnx.errors import ConversionError
 from pd2onnx.paddle import load, opdefs

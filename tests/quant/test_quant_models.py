@@ -23,7 +23,6 @@ import pytest
 
 from harness import builder
 from harness.cases import REGISTRY, load_case_files, params
-
 from pd2onnx.api import convert
 
 load_case_files(os.path.dirname(os.path.abspath(__file__)), "quantcases")

@@ -14,7 +14,6 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from harness.cases import REGISTRY
-
 from pd2onnx.api import convert
 from pd2onnx.optimize import optimize
 

@@ -16,32 +16,13 @@ import numpy as np
 import onnx_ir as ir
 
 from pd2onnx.convert.legalize import has_kernel
+from pd2onnx.convert.onnx_types import onnx_dtype
 from pd2onnx.errors import ConversionError, OpRefused, OpsetTooLow
 from pd2onnx.paddle import dtypes
 
 if TYPE_CHECKING:
-    from pd2onnx.convert.exporter import ConvertState
+    from pd2onnx.convert.state import ConvertState
     from pd2onnx.paddle.program import Op, Value
-
-_ONNX_DTYPES = {
-    "bool": ir.DataType.BOOL,
-    "int8": ir.DataType.INT8,
-    "uint8": ir.DataType.UINT8,
-    "int16": ir.DataType.INT16,
-    "uint16": ir.DataType.UINT16,
-    "int32": ir.DataType.INT32,
-    "uint32": ir.DataType.UINT32,
-    "int64": ir.DataType.INT64,
-    "uint64": ir.DataType.UINT64,
-    "float16": ir.DataType.FLOAT16,
-    "bfloat16": ir.DataType.BFLOAT16,
-    "float32": ir.DataType.FLOAT,
-    "float64": ir.DataType.DOUBLE,
-    "complex64": ir.DataType.COMPLEX64,
-    "complex128": ir.DataType.COMPLEX128,
-    "float8_e4m3fn": ir.DataType.FLOAT8E4M3FN,
-    "float8_e5m2": ir.DataType.FLOAT8E5M2,
-}
 
 # Ops whose output has their input's dtype and shape at run time (what Paddle 2.x's jit.save
 # puts between a result and its fetch is a ``scale`` by 1).
@@ -49,14 +30,6 @@ _TYPE_PRESERVING = frozenset({"scale", "assign", "fetch"})
 
 FLOAT_DTYPES = frozenset({"float16", "bfloat16", "float32", "float64"})
 INT_DTYPES = frozenset({"int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"})
-
-
-def onnx_dtype(name: str) -> ir.DataType:
-    """ONNX element type for a canonical dtype name."""
-    try:
-        return _ONNX_DTYPES[name]
-    except KeyError:
-        raise ConversionError(f"dtype {name!r} has no ONNX equivalent") from None
 
 
 class OpBuilder:

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-import numpy as np
 import onnx_ir as ir
 
 from pd2onnx._version import __version__
 from pd2onnx.convert.context import OpContext, onnx_dtype
-from pd2onnx.convert.naming import fresh_name
 from pd2onnx.convert.registry import get_mapper
+from pd2onnx.convert.state import ConvertState, UnsetValue
 from pd2onnx.errors import (
     ConversionError,
     OpRefused,
@@ -89,134 +86,11 @@ def prescan(program: Program, requested: int) -> ScanResult:
     return ScanResult(unsupported, needed, needed_by)
 
 
-@dataclass
-class ConvertState:
-    program: Program
-    opset: int
-    graph: ir.Graph
-    env: dict[str, ir.Value] = field(default_factory=dict)
-    fresh: set[ir.Value] = field(default_factory=set)
-    names: set[str] = field(default_factory=set)
-    const_count: int = 0
-    root: ir.Graph | None = None  # the main graph (``graph`` is the one being filled)
-    params_env: dict[str, ir.Value] = field(default_factory=dict)  # parameters, always in the root
-    array_lengths: dict[ir.Value, int] = field(default_factory=dict)  # tensor arrays of known length
-    # Arrays a loop body only appends to (Paddle name -> the element written this iteration),
-    # and sequences rebuilt from such a loop's scan output (sequence -> the stacked tensor).
-    scan_arrays: dict[str, ir.Value | None] = field(default_factory=dict)
-    stacked: dict[ir.Value, ir.Value] = field(default_factory=dict)
-    # array_write ops known to append (ids), and array lengths -> the array they measured
-    append_ops: set[int] = field(default_factory=set)
-    measured: dict[ir.Value, ir.Value] = field(default_factory=dict)
-    # Ops a mapper refused (all reported at the end) and the Paddle values they left unset
-    refusals: list[OpRefused] = field(default_factory=list)
-    unset: set[str] = field(default_factory=set)
-
-    def __post_init__(self) -> None:
-        if self.root is None:
-            self.root = self.graph
-
-    @contextmanager
-    def subgraph(self, name: str) -> Iterator[ir.Graph]:
-        """Fill a new (sub)graph; Paddle names bound inside do not leak out of it."""
-        saved_graph, saved_env = self.graph, dict(self.env)
-        graph = ir.Graph([], [], nodes=[], name=self.unique_name(name))
-        self.graph = graph
-        try:
-            yield graph
-        finally:
-            self.graph, self.env = saved_graph, saved_env
-
-    def unique_name(self, base: str) -> str:
-        return fresh_name(base, self.names)
-
-    def append_node(self, node: ir.Node) -> None:
-        self.graph.append(node)
-
-    def add_const(self, arr: np.ndarray, name: str | None = None) -> ir.Value:
-        self.const_count += 1
-        vname = self.unique_name(name or f"const_{self.const_count}")
-        value = ir.Value(name=vname, const_value=ir.tensor(arr, name=vname),
-                         type=ir.TensorType(ir.DataType.from_numpy(arr.dtype)), shape=ir.Shape(arr.shape))
-        self.graph.register_initializer(value)
-        return value
-
-    def lookup(self, name: str, block_idx: int = 0) -> ir.Value:
-        if name in self.unset and name not in self.env:
-            raise _Unset(name)
-        value = self.env.get(name)
-        if value is None:
-            value = self.params_env.get(name)
-        if value is not None:
-            return value
-        array = self.program.params.get(name)
-        if array is not None:
-            value = ir.Value(name=self.unique_name(name), const_value=ir.Tensor(array, name=name),
-                             type=ir.TensorType(ir.DataType.from_numpy(array.dtype)), shape=ir.Shape(array.shape))
-            self.root.register_initializer(value)
-            self.params_env[name] = value
-            return value
-        info = self.program.find_value(name, block_idx)
-        if info is not None and info.kind == "tensor_array" and info.dtype:
-            # A legacy tensor array is a variable no op creates: it starts empty (elements in
-            # the type arrays of its dtype are stored in: control_flow.seq_dtype).
-            from pd2onnx.convert.ops.control_flow import seq_dtype
-
-            element = onnx_dtype(seq_dtype(info.dtype))
-            node = ir.Node("", "SequenceEmpty", [], ir.convenience.convert_attributes(
-                {"dtype": element}), num_outputs=1, name=self.unique_name(f"{name}/empty"))
-            node.outputs[0].name = self.unique_name(name)
-            node.outputs[0].type = ir.SequenceType(ir.TensorType(element))
-            self.append_node(node)
-            self.env[name] = node.outputs[0]
-            self.array_lengths[node.outputs[0]] = 0
-            return node.outputs[0]
-        raise ConversionError(
-            f"value {name!r} is used before any op defines it",
-            file=self.program.model_file,
-            hint="the program is malformed, or an earlier op was not converted",
-        )
-
-    def const_of(self, name: str, block_idx: int = 0) -> np.ndarray | None:
-        """The numpy value behind Paddle value ``name`` if it is a constant (initializer)."""
-        value = self.env.get(name)
-        if value is None:
-            value = self.params_env.get(name)
-        if value is None and name in self.program.params:
-            value = self.lookup(name, block_idx)
-        if value is None:
-            return None
-        node = value.producer()
-        if value.const_value is None and node is not None and node.op_type == "Cast" and node.inputs[0] is not None:
-            # a cast constant (Paddle 2.6 writes a float64 literal as float32 assign_value + cast)
-            src = node.inputs[0].const_value
-            to = node.attributes.get("to")
-            if src is not None and to is not None:
-                return src.numpy().astype(ir.DataType(to.value).numpy())
-            return None
-        if value.const_value is None:
-            return None
-        return value.const_value.numpy()
-
-    def bind(self, name: str, value: ir.Value, fresh: bool) -> None:
-        """Make ONNX ``value`` the value of Paddle ``name`` (renaming it when it is new)."""
-        if fresh:
-            self.fresh.discard(value)
-            self.names.discard(value.name)
-            value.name = self.unique_name(name)
-        self.env[name] = value
-
-
 def _graph_input(name: str, dtype: str | None, shape: tuple[int, ...] | None) -> ir.Value:
     if dtype is None:
         raise ConversionError(f"input {name!r} has no tensor dtype")
     dims = None if shape is None else [d if d >= 0 else ir.SymbolicDim(f"{name}_dim{i}") for i, d in enumerate(shape)]
     return ir.Value(name=name, type=ir.TensorType(onnx_dtype(dtype)), shape=None if dims is None else ir.Shape(dims))
-
-
-class _Unset(Exception):
-    """A value an earlier refused op should have produced (the op is skipped: its own error,
-    if any, would only follow from the first)."""
 
 
 def _leave_unset(state: ConvertState, op: Op) -> None:
@@ -252,7 +126,7 @@ def convert_block_ops(state: ConvertState, ops: list[Op]) -> None:
             state.refusals.append(exc)
             _leave_unset(state, op)
             continue
-        except _Unset:
+        except UnsetValue:
             if not state.refusals:
                 raise
             _leave_unset(state, op)
@@ -364,7 +238,7 @@ def _export_at(program: Program, target: int) -> ir.Model:
     import onnx.helper
 
     graph = ir.Graph([], [], nodes=[], opset_imports={"": target}, name=_graph_name(program))
-    state = ConvertState(program, target, graph)
+    state = ConvertState(program, target, graph, convert_block=convert_block_ops)
     for value in program.inputs:
         inp = _graph_input(value.name, value.dtype, value.shape)
         state.names.add(inp.name)

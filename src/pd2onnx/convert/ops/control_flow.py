@@ -27,6 +27,7 @@ import onnx_ir as ir
 
 from pd2onnx.convert.context import OpContext, onnx_dtype
 from pd2onnx.convert.registry import mapper
+from pd2onnx.convert.state import seq_dtype
 from pd2onnx.errors import ConversionError
 from pd2onnx.paddle import dtypes
 from pd2onnx.paddle.program import Block, Op, Program, Value
@@ -94,13 +95,6 @@ def _merge(*lists: list[str]) -> list[str]:
 
 
 # ------------------------------------------------------------------------------ helpers
-def seq_dtype(dtype: str) -> str:
-    """The element type a tensor array of ``dtype`` is stored in: ONNX sequences have no
-    bfloat16 elements (no sequence op allows ``seq(tensor(bfloat16))``), so bfloat16 arrays
-    hold float32 elements (exact) and are cast back when an element leaves the array."""
-    return "float32" if dtype == "bfloat16" else dtype
-
-
 def value_type(info: Value) -> ir.TypeProtocol:
     if info.kind == "tensor_array":
         return ir.SequenceType(ir.TensorType(onnx_dtype(seq_dtype(info.dtype))))
@@ -184,8 +178,6 @@ def _subgraph(
     ``inputs``: (Paddle name bound to it or None, type, readable name) per graph input;
     ``outputs(graph_inputs)`` returns the values to output after the ops ran.
     """
-    from pd2onnx.convert.exporter import convert_block_ops
-
     state = ctx.state
     where = f"{ctx.pd.type}_{ctx.pd.block_idx}_{ctx.pd.index}"
     with state.subgraph(f"{where}/{label}") as graph:
@@ -199,7 +191,7 @@ def _subgraph(
             if pd_name is not None:
                 state.env[pd_name] = value
         if block is not None:
-            convert_block_ops(state, block.ops)
+            state.convert_block(state, block.ops)
         _finish_graph(ctx, graph, outputs(graph_inputs), out_infos)
     return graph
 
