@@ -17,7 +17,9 @@ argument), ``formats`` (default both; leaving one out needs ``why``), ``rtol``/`
 converts, 17 and the highest ONNX Runtime runs), ``predict`` (False: record no Paddle
 outputs; for reader-only models Paddle's predictor cannot run), ``scaled_atol`` (atol is
 multiplied by max(1, max|Paddle output|): for deep networks whose outputs reach the
-hundreds, where fp32 summation order alone moves the last digits).
+hundreds, where fp32 summation order alone moves the last digits), ``reference`` (a numpy
+rendering of Paddle's kernel, ``fn(inputs) -> outputs``: the reference on CPUs where Paddle's
+kernel of the case's ops cannot run (``harness.cpu``), else checked against Paddle's outputs).
 
 Custom saving (``custom=True``): for models that ``paddle.jit.save`` cannot write (static
 programs, older layouts, models written by Paddle's own tools), the function is called as
@@ -59,6 +61,9 @@ class Case:
     predict: bool = True  # False: no Paddle outputs recorded (reader-only cases)
     scaled_atol: bool = False  # atol relative to the output's scale: max(1, max|paddle|)
     custom: bool = False  # fn(paddle, rng, out_dir) saves the model itself (see the module doc)
+    # numpy rendering of Paddle's kernel: fn(inputs) -> outputs; the reference where Paddle's
+    # CPU kernel cannot run on this CPU (harness.cpu), else checked against Paddle's outputs
+    reference: Callable[..., Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -82,6 +87,7 @@ def case(
     predict: bool = True,
     scaled_atol: bool = False,
     custom: bool = False,
+    reference: Callable[..., Any] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     if set(formats) != set(FORMATS) and not why:
         raise ValueError("a case that leaves out a format must say why")
@@ -93,7 +99,7 @@ def case(
         REGISTRY[cname] = Case(
             cname, fn, tuple(ops) or (cname,), inspect.getsourcefile(fn) or "", tuple(formats), why,
             rtol, atol, tuple(opsets) if opsets else None, seed, predict,
-            scaled_atol, custom,
+            scaled_atol, custom, reference,
         )
         return fn
 

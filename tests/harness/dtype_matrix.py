@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from harness.cases import REGISTRY, case
+from harness.cpu import paddle_runs
 
 DTYPES = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool")
 FLOATS = ("float16", "bfloat16", "float32", "float64")
@@ -94,6 +95,8 @@ def probe(paddle, entries, inputs, dtype):
 
     kept = []
     for name, fn in entries:
+        if not all(paddle_runs(op) for op in entry_ops(name)):
+            continue  # Paddle's kernel dies on this CPU (harness.cpu; test_dtypes reports it as skipped)
         if static_only(name):
             kept.append((name, fn))
             continue

@@ -24,6 +24,13 @@ sys.path.insert(0, os.path.dirname(HERE))
 import paddle  # noqa: E402
 
 from harness.cases import REGISTRY  # noqa: E402
+from harness.cpu import missing_for  # noqa: E402
+
+# Written in a module's directory while a case builds: if Paddle kills the process (SIGSEGV,
+# SIGILL), the next attempt finds it, records that case as crashed and builds the others.
+BUILDING = "building.txt"
+CRASHES = "crashes.json"  # case -> how many times it killed the worker
+CRASHES_TO_GIVE_UP = 2
 
 
 class _Wrap1(paddle.nn.Layer):
@@ -184,9 +191,31 @@ def build(case, fmt, out_dir):
         raise RuntimeError(f"paddle wrote no {model_file}: {os.listdir(out_dir)}")
     params_file = prefix + ".pdiparams"
     config = [model_file, params_file if os.path.exists(params_file) else ""]
-    outs = _predict(config, inputs) if case.predict else []
+    outs = _reference_outputs(case, config, inputs, out_dir) if case.predict else []
     dump_view(prefix, fmt, out_dir)
     _save_io(out_dir, inputs, outs)
+
+
+def _reference_outputs(case, config, inputs, out_dir):
+    """Paddle's predictor; or, where Paddle's kernel of the case's ops cannot run on this CPU
+    (harness.cpu), the case's numpy rendering of that kernel (named in ``reference.txt``).
+    Where both run, the rendering must agree with Paddle."""
+    missing = missing_for(case.ops)
+    if missing:
+        if case.reference is None:
+            raise RuntimeError(f"Paddle's CPU kernel cannot run on this CPU: {', '.join(missing)}; "
+                               "the case has no numpy reference")
+        with open(os.path.join(out_dir, "reference.txt"), "w") as f:
+            f.write(f"numpy rendering of Paddle's kernel; this CPU cannot run it: {', '.join(missing)}\n")
+        return [np.asarray(o) for o in case.reference(*inputs)]
+    outs = _predict(config, inputs)
+    if case.reference is not None:
+        for k, (got, want) in enumerate(zip(case.reference(*inputs), outs)):
+            want = np.asarray(want, np.float64)
+            atol = case.atol * (max(1.0, float(np.abs(want).max())) if case.scaled_atol and want.size else 1.0)
+            if not np.allclose(np.asarray(got, np.float64), want, rtol=case.rtol, atol=atol):
+                raise RuntimeError(f"the case's reference disagrees with Paddle on output {k}")
+    return outs
 
 
 def main():
@@ -202,11 +231,18 @@ def main():
     # the process (Paddle 2.6 can segfault), the builder retries only what is left.
     for module_path, root in roots.items():
         status = {}
+        crashed = _crashed(root)
         for name, case in sorted(REGISTRY.items()):
             if os.path.abspath(case.module) != module_path or fmt not in case.formats:
                 continue
             out_dir = os.path.join(root, name)
+            if name in crashed:
+                status[name] = "error"
+                print(f"{fmt} {name}: crashed earlier", flush=True)
+                continue
             shutil.rmtree(out_dir, ignore_errors=True)  # a retry starts from nothing
+            with open(os.path.join(root, BUILDING), "w") as f:
+                f.write(name)
             try:
                 build(case, fmt, out_dir)
                 status[name] = "ok"
@@ -218,6 +254,35 @@ def main():
             print(f"{fmt} {name}: {status[name]}", flush=True)
         with open(os.path.join(root, "status.json"), "w") as f:
             json.dump(status, f)
+        if os.path.exists(os.path.join(root, BUILDING)):
+            os.remove(os.path.join(root, BUILDING))
+
+
+def _crashed(root):
+    """Cases that killed the worker twice (Paddle 2.6 also segfaults at random, so one crash
+    is retried): recorded in ``crashes.json``, each with an error.txt that says so."""
+    counts_file = os.path.join(root, CRASHES)
+    counts = {}
+    if os.path.exists(counts_file):
+        with open(counts_file) as f:
+            counts = json.load(f)
+    path = os.path.join(root, BUILDING)
+    if os.path.exists(path):
+        with open(path) as f:
+            name = f.read().strip()
+        os.remove(path)
+        counts[name] = counts.get(name, 0) + 1
+        with open(counts_file, "w") as f:
+            json.dump(counts, f)
+    crashed = {name for name, n in counts.items() if n >= CRASHES_TO_GIVE_UP}
+    for name in crashed:
+        out_dir = os.path.join(root, name)
+        shutil.rmtree(out_dir, ignore_errors=True)
+        os.makedirs(out_dir)
+        with open(os.path.join(out_dir, "error.txt"), "w") as f:
+            f.write(f"the Paddle worker process died {counts[name]} times while building this case "
+                    "(a crash in Paddle's C++ core: see worker-<format>.log in the test cache)\n")
+    return crashed
 
 
 if __name__ == "__main__":

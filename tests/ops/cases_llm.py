@@ -7,9 +7,58 @@ that spelling, and the rotary embedding, are appended to the block desc directly
 against numpy renderings of Paddle's kernels.
 """
 
+import numpy as np
+
 from harness.cases import case
 
 _NO_26 = "Paddle 2.6 has no swiglu op"
+
+
+# numpy renderings of Paddle 3.3's CPU kernels of the fused norms (the references on CPUs
+# without AVX-512, where those kernels die with SIGILL: harness.cpu), in float64
+def _pre_added(x, begin, bias=None, residual=None, alpha=1.0):
+    """x + residual * alpha + bias (one bias value per normalized element, flattened)."""
+    s = x.astype(np.float64)
+    if residual is not None:
+        s = s + residual.astype(np.float64) * alpha
+    if bias is not None:
+        s = s + bias.astype(np.float64).reshape(s.shape[begin:])
+    return s
+
+
+def _trailing(v, begin):
+    """v as rows x (the normalized trailing dims, flattened)."""
+    return v.reshape(int(np.prod(v.shape[:begin], dtype=np.int64)), -1)
+
+
+def _ref_layer_norm(x, w, b, eps, begin, bias=None, residual=None, alpha=1.0):
+    """(out, residual_out, mean, inverse std) of fused_layer_norm."""
+    s = _pre_added(x, begin, bias, residual, alpha)
+    if w is None and b is None:
+        return s, s, None, None
+    rows = _trailing(s, begin)
+    mean = rows.mean(axis=1, keepdims=True)
+    inv = 1.0 / np.sqrt(((rows - mean) ** 2).mean(axis=1, keepdims=True) + eps)
+    y = (rows - mean) * inv
+    if w is not None:
+        y = y * w.astype(np.float64).reshape(1, -1)
+    if b is not None:
+        y = y + b.astype(np.float64).reshape(1, -1)
+    return y.reshape(s.shape), s, mean.reshape(-1), inv.reshape(-1)
+
+
+def _ref_rms_norm(x, w, b, eps, begin, bias=None, residual=None):
+    """(out, residual_out) of fused_rms_norm."""
+    s = _pre_added(x, begin, bias, residual)
+    rows = _trailing(s, begin)
+    y = rows / np.sqrt((rows * rows).mean(axis=1, keepdims=True) + eps) * w.astype(np.float64).reshape(1, -1)
+    if b is not None:
+        y = y + b.astype(np.float64).reshape(1, -1)
+    return y.reshape(s.shape), s
+
+
+def _f32(*arrays):
+    return [np.asarray(a, dtype=np.float32) for a in arrays]
 _NO_26_CPU = "Paddle 2.6 has no CPU kernel for it (GPU only), so its predictor cannot give a reference"
 
 
@@ -38,7 +87,8 @@ def llm_swiglu_two(paddle, rng):
     return swiglu, [_x(rng, 3, 5), _x(rng, 3, 5)], [(None, 5), (None, 5)]
 
 
-@case("fused_rms_norm_quant", name="llm_fused_rms_norm", formats=("pir",), why=_NO_26_CPU)
+@case("fused_rms_norm_quant", name="llm_fused_rms_norm", formats=("pir",), why=_NO_26_CPU,
+      reference=lambda x, w: _f32(_ref_rms_norm(x, w, None, 1e-6, 2)[0]))
 def llm_fused_rms_norm(paddle, rng):
     from paddle.incubate.nn.functional import fused_rms_norm
 
@@ -48,7 +98,8 @@ def llm_fused_rms_norm(paddle, rng):
     return fn, [_x(rng, 2, 3, 20), rng.uniform(0.5, 1.5, 20).astype("float32")], [(None, None, 20), (20,)]
 
 
-@case("fused_rms_norm_quant", name="llm_fused_rms_norm_residual", formats=("pir",), why=_NO_26_CPU)
+@case("fused_rms_norm_quant", name="llm_fused_rms_norm_residual", formats=("pir",), why=_NO_26_CPU,
+      reference=lambda x, r, w, b: _f32(*_ref_rms_norm(x, w, b, 1e-5, 1, bias=b, residual=r)))
 def llm_fused_rms_norm_residual(paddle, rng):
     """Residual, bias and norm bias; normalized over the last two dims."""
     from paddle.incubate.nn.functional import fused_rms_norm
@@ -60,7 +111,8 @@ def llm_fused_rms_norm_residual(paddle, rng):
     return fn, [_x(rng, 2, 3, 4), _x(rng, 2, 3, 4), rng.uniform(0.5, 1.5, 12).astype("float32"), _x(rng, 12)]
 
 
-@case("fused_bias_residual_layernorm", name="llm_fused_layer_norm", formats=("pir",), why=_NO_26_CPU)
+@case("fused_bias_residual_layernorm", name="llm_fused_layer_norm", formats=("pir",), why=_NO_26_CPU,
+      reference=lambda x, w, b: _f32(*(_ref_layer_norm(x, w, b, 1e-5, 2)[i] for i in (0, 2, 3))))
 def llm_fused_layer_norm(paddle, rng):
     from paddle.incubate.nn.functional import fused_layer_norm
 
@@ -71,7 +123,8 @@ def llm_fused_layer_norm(paddle, rng):
     return fn, [_x(rng, 2, 3, 24) + 0.5, rng.uniform(0.5, 1.5, 24).astype("float32"), _x(rng, 24)]
 
 
-@case("fused_bias_residual_layernorm", name="llm_fused_layer_norm_residual", formats=("pir",), why=_NO_26_CPU)
+@case("fused_bias_residual_layernorm", name="llm_fused_layer_norm_residual", formats=("pir",), why=_NO_26_CPU,
+      reference=lambda x, r, w, b: _f32(*_ref_layer_norm(x, w, b, 1e-5, 1, bias=b, residual=r, alpha=0.5)[:2]))
 def llm_fused_layer_norm_residual(paddle, rng):
     from paddle.incubate.nn.functional import fused_layer_norm
 
@@ -84,7 +137,8 @@ def llm_fused_layer_norm_residual(paddle, rng):
     return fn, [_x(rng, 3, 16), _x(rng, 3, 16), rng.uniform(0.5, 1.5, 16).astype("float32"), _x(rng, 16)]
 
 
-@case("fused_bias_residual_layernorm", name="llm_fused_layer_norm_add_only", formats=("pir",), why=_NO_26_CPU)
+@case("fused_bias_residual_layernorm", name="llm_fused_layer_norm_add_only", formats=("pir",), why=_NO_26_CPU,
+      reference=lambda x, r, b: _f32(_ref_layer_norm(x, None, None, 1e-5, 1, bias=b, residual=r, alpha=2.0)[0]))
 def llm_fused_layer_norm_add_only(paddle, rng):
     """No norm weight/bias: the kernel returns the residual-bias sum unnormalized."""
     from paddle.incubate.nn.functional import fused_layer_norm
@@ -266,18 +320,9 @@ def llm_rope_plain_tables(paddle, rng, out_dir):
     }
 
 
-@case(
-    "swiglu",
-    "fused_rms_norm_quant",
-    name="llm_tiny_decoder_block",
-    formats=("pir",),
-    why=_NO_26,
-    scaled_atol=True,
-)
-def llm_tiny_decoder_block(paddle, rng):
-    """A LLaMA-style decoder block as PaddleNLP writes it with fused ops: fused RMS norms,
-    causal scaled-dot-product attention, a swiglu MLP, residuals; dynamic batch and length."""
-    from paddle.incubate.nn.functional import fused_rms_norm, swiglu
+def _decoder_block(paddle, norm):
+    """A LLaMA-style decoder block with RMS norms ``norm(x, weight)`` (seeded weights)."""
+    from paddle.incubate.nn.functional import swiglu
 
     hidden, heads, inner = 16, 2, 24
     paddle.seed(3)
@@ -293,16 +338,47 @@ def llm_tiny_decoder_block(paddle, rng):
             self.n2 = self.create_parameter([hidden], default_initializer=paddle.nn.initializer.Constant(0.9))
 
         def forward(self, x):
-            h = fused_rms_norm(x, self.n1, None, 1e-6, 2)[0]
+            h = norm(x, self.n1)
             b, s = paddle.shape(x)[0], paddle.shape(x)[1]
             qkv = self.qkv(h).reshape([b, s, 3, heads, hidden // heads])
             q, k, v = qkv[:, :, 0], qkv[:, :, 1], qkv[:, :, 2]
             a = paddle.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
             x = x + self.o(a.reshape([b, s, hidden]))
-            h = fused_rms_norm(x, self.n2, None, 1e-6, 2)[0]
+            h = norm(x, self.n2)
             return x + self.down(swiglu(self.gate_up(h)))
 
-    return Block(), [_x(rng, 2, 5, hidden)], [(None, None, hidden)]
+    return Block()
+
+
+def _decoder_block_reference(x):
+    """The block run eagerly with fused_rms_norm spelled out in Paddle ops (CPUs where the
+    fused kernel cannot run)."""
+    import paddle
+
+    def norm(v, w):
+        return v * paddle.rsqrt((v * v).mean(axis=-1, keepdim=True) + 1e-6) * w
+
+    block = _decoder_block(paddle, norm)
+    block.eval()
+    return [block(paddle.to_tensor(x)).numpy()]
+
+
+@case(
+    "swiglu",
+    "fused_rms_norm_quant",
+    name="llm_tiny_decoder_block",
+    formats=("pir",),
+    why=_NO_26,
+    scaled_atol=True,
+    reference=_decoder_block_reference,
+)
+def llm_tiny_decoder_block(paddle, rng):
+    """A LLaMA-style decoder block as PaddleNLP writes it with fused ops: fused RMS norms,
+    causal scaled-dot-product attention, a swiglu MLP, residuals; dynamic batch and length."""
+    from paddle.incubate.nn.functional import fused_rms_norm
+
+    block = _decoder_block(paddle, lambda x, w: fused_rms_norm(x, w, None, 1e-6, 2)[0])
+    return block, [_x(rng, 2, 5, 16)], [(None, None, 16)]
 
 
 @case(
