@@ -94,17 +94,13 @@ def compare_masks(name: str, got: np.ndarray, want: np.ndarray, order: np.ndarra
 
 
 def detections_comparer(rtol: float, atol: float, mask_value: np.ndarray | None = None, threshold: float = 0.5,
-                        noise: float = 0.0, undecided: list[int] | None = None):
+                        noise: float = 0.0):
     """A ``compare_outputs`` for ``harness.check.check_model_file``: outputs ``(rows, counts[,
-    masks])`` compared as above (``mask_value``: what Paddle thresholded into the masks). The
-    number of mask pixels that differed where Paddle's value is undecided is appended to
-    ``undecided`` for each run."""
+    masks])`` compared as above (``mask_value``: what Paddle thresholded into the masks)."""
     def compare(tag: str, gots: list[np.ndarray], wants: list[np.ndarray]) -> None:
         order = match_detections(tag, gots[0], gots[1], wants[0], wants[1], rtol, atol)
         if len(wants) > 2:
             assert mask_value is not None, f"{tag}: masks but no mask values to judge them by"
-            differ = compare_masks(f"{tag} masks", gots[2], wants[2], order, mask_value, threshold, noise)
-            if undecided is not None:
-                undecided.append(differ)
+            compare_masks(f"{tag} masks", gots[2], wants[2], order, mask_value, threshold, noise)
 
     return compare

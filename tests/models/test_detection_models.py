@@ -90,6 +90,5 @@ def test_detection_model(name):
     opsets, _ = opsets_for(model_file, None)
     if "roi_align" in held:
         opsets = sorted({o for o in opsets if o <= ORT_ROI_ALIGN_MAX} | {ORT_ROI_ALIGN_MAX})
-    undecided: list[int] = []
-    compare = detections_comparer(RTOL, atol, mask_prob, 0.5, MASK_NOISE, undecided)
+    compare = detections_comparer(RTOL, atol, mask_prob, 0.5, MASK_NOISE)
     check_model_file(name, model_file, [(inputs, wants)], RTOL, atol, opsets=tuple(opsets), compare_outputs=compare)
