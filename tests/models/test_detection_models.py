@@ -42,24 +42,23 @@ class Spec(NamedTuple):
 
 
 TWO_STAGE = ("generate_proposals", "distribute_fpn_proposals", "roi_align", "multiclass_nms3", "while")
+# Measured box differences (pixels; the images are 160-300 wide), tolerance about 2.5 times that:
+# fp32 summation order through deep random networks and exp decoding.
 MODELS = {
     "ppyoloe_s": Spec("paddledet", ("multiclass_nms3",)),
     "picodet_s": Spec("paddledet", ("multiclass_nms3",)),
     "yolov3_mobilenet": Spec("paddledet", ("yolo_box", "multiclass_nms3")),
     "ssd_mobilenet": Spec("paddledet", ("prior_box", "multiclass_nms3")),
-    # yolo_box scales sigmoid offsets by the image size (192): measured at most 8.2e-4 off
-    "ppyolo_r18vd": Spec("paddledet", ("yolo_box", "matrix_nms"), atol=1e-3),
-    "retinanet": Spec("paddledet", ("multiclass_nms3", "while")),
-    "faster_rcnn": Spec("paddledet", TWO_STAGE),
-    "cascade_rcnn": Spec("paddledet", TWO_STAGE),
-    "mask_rcnn": Spec("paddledet", (*TWO_STAGE, "grid_sample")),
-    "faster_rcnn_pir": Spec("paddledet_pir", TWO_STAGE),
-    "cascade_rcnn_pir": Spec("paddledet_pir", TWO_STAGE),
-    "mask_rcnn_pir": Spec("paddledet_pir", (*TWO_STAGE, "grid_sample")),
+    "ppyolo_r18vd": Spec("paddledet", ("yolo_box", "matrix_nms"), atol=2e-3),  # 8.2e-4
+    "retinanet": Spec("paddledet", ("multiclass_nms3", "while"), atol=1e-3),  # 2.5e-4
+    "faster_rcnn": Spec("paddledet", TWO_STAGE, atol=4e-3),  # 1.6e-3
+    "cascade_rcnn": Spec("paddledet", TWO_STAGE, atol=4e-3),  # 1.6e-3
+    "mask_rcnn": Spec("paddledet", (*TWO_STAGE, "grid_sample"), atol=4e-3),
+    "faster_rcnn_pir": Spec("paddledet_pir", TWO_STAGE, atol=4e-3),
+    "cascade_rcnn_pir": Spec("paddledet_pir", TWO_STAGE, atol=4e-3),
+    "mask_rcnn_pir": Spec("paddledet_pir", (*TWO_STAGE, "grid_sample"), atol=4e-3),
 }
 MASK_MODELS = ("mask_rcnn", "mask_rcnn_pir")
-# Boxes are pixel coordinates (up to the input size, 160-300) decoded from deep random
-# networks: fp32 summation order moves their last digits.
 RTOL = 1e-5
 # Mask pixels whose pasted probability is this close to 0.5 may go either way.
 MASK_NOISE = 1e-4
