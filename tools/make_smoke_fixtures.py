@@ -33,6 +33,7 @@ def main() -> None:
     sys.path.insert(0, os.path.join(ROOT, "tests"))
     sys.path.insert(0, os.path.join(ROOT, "tests", "reader"))
     from folder_kinds import KINDS, make_folder
+
     from harness import builder
     from harness.cases import REGISTRY, load_case_files
 

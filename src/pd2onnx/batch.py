@@ -86,7 +86,7 @@ def _name(path: str) -> str:
 
 def convert_job(job: Job, options: dict[str, Any]) -> Outcome:
     """Convert one model into its folder; every error becomes a failed Outcome."""
-    from pd2onnx.deploy import export_folder
+    from pd2onnx.deploy import export_folder, shown_path
 
     start = time.monotonic()
     try:
@@ -98,13 +98,8 @@ def convert_job(job: Job, options: dict[str, Any]) -> Outcome:
                        f"internal error converting {job.source}:\n{traceback.format_exc()}",
                        time.monotonic() - start)
     configs = f", {len(result.configs)} config(s) copied" if result.configs else ""
-    detail = f"{_shown(result.onnx_file)} (opset {result.opset}, {result.nodes} nodes{configs})"
+    detail = f"{shown_path(result.onnx_file)} (opset {result.opset}, {result.nodes} nodes{configs})"
     return Outcome(job, True, detail, seconds=time.monotonic() - start)
-
-
-def _shown(path: str) -> str:
-    rel = os.path.relpath(path)
-    return path if rel.startswith("..") else rel
 
 
 def summary_line(outcome: Outcome) -> str:

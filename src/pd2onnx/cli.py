@@ -234,14 +234,14 @@ def _convert_to_file(args: argparse.Namespace, model_path: str) -> int:
 
 
 def _convert_to_folder(args: argparse.Namespace, model_path: str) -> int:
-    from pd2onnx.deploy import export_folder
+    from pd2onnx.deploy import export_folder, shown_path
 
     if args.jobs != 1:
         log.warning("-j has no effect when converting one model")
     result = export_folder(model_path, args.output, args.params, copy_configs=not args.no_copy_configs,
                            overwrite=args.overwrite, check=args.check, **_convert_options(args))
     configs = f"; copied {', '.join(result.configs)}" if result.configs else ""
-    print(f"wrote {result.onnx_file} (opset {result.opset}, {result.nodes} nodes){configs}")
+    print(f"wrote {shown_path(result.onnx_file)} (opset {result.opset}, {result.nodes} nodes){configs}")
     return 0
 
 

@@ -39,6 +39,12 @@ def is_folder_target(output: str) -> bool:
     return output.endswith(("/", os.sep)) or os.path.isdir(output)
 
 
+def shown_path(path: str) -> str:
+    """``path`` relative to the working directory when it is below it (for messages)."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
+
+
 def onnx_name(model_file: str) -> str:
     """``<stem>.onnx`` for the program file (``__model__`` and ``model`` -> ``model.onnx``)."""
     name = os.path.basename(model_file)
