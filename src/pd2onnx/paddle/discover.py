@@ -83,8 +83,13 @@ def program_desc_problem(path: str) -> str | None:
 
 
 def _candidates(directory: str) -> list[str]:
+    try:
+        listed = os.listdir(directory)
+    except OSError as exc:
+        raise ModelFormatError(f"cannot list the directory ({exc.strerror})", file=directory,
+                               hint="check the path and its permissions") from None
     names = []
-    for name in sorted(os.listdir(directory)):
+    for name in sorted(listed):
         if (name.endswith(PROGRAM_SUFFIXES) or name in BARE_PROGRAM_NAMES) and \
                 os.path.isfile(os.path.join(directory, name)):
             names.append(name)
