@@ -92,6 +92,11 @@ def test_pir_recognised_by_structure(tmp_path):
     assert is_pir_program(str(last))
     shutil.copy(params, tmp_path / "last.pdiparams")
     assert pd2onnx.load(str(tmp_path)).model_file == str(last)
+    bom = tmp_path / "bom" / "model.json"  # re-saved by an editor that writes a byte order mark
+    bom.parent.mkdir()
+    bom.write_bytes(b"\xef\xbb\xbf" + json.dumps(doc).encode())
+    shutil.copy(params, bom.parent / "model.pdiparams")
+    assert is_pir_program(str(bom)) and pd2onnx.load(str(bom.parent)).params
     truncated = tmp_path / "truncated.json"
     truncated.write_text(json.dumps(doc)[:200])
     assert is_pir_program(str(truncated))

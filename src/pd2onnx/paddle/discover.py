@@ -31,7 +31,8 @@ COMBINED_NAMES = ("__params__", "params")  # combined params files without a suf
 BARE_PARAMS = {"__model__": "__params__", "model": "params"}
 
 _SNIFF_BYTES = 1 << 16
-_PIR_HEAD = re.compile(rb'\A\s*\{\s*"base_code"\s*:\s*\{[^{}]*"magic"\s*:\s*"pir"')
+_BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark some editors write when re-saving
+_PIR_HEAD = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"base_code"\s*:\s*\{[^{}]*"magic"\s*:\s*"pir"')
 _PIR_TAIL = re.compile(rb'"base_code"\s*:\s*\{[^{}]*"magic"\s*:\s*"pir"[^{}]*\}\s*\}\s*\Z')
 
 
@@ -44,6 +45,11 @@ class Discovery:
     ignored: list[tuple[str, str]] = field(default_factory=list)  # (file name, why)
 
 
+def looks_like_json(head: bytes) -> bool:
+    """The first bytes open a JSON object (after an optional byte order mark and spaces)."""
+    return head.removeprefix(_BOM).lstrip()[:1] == b"{"
+
+
 def is_pir_program(path: str) -> bool:
     """True when ``path`` looks like a Paddle PIR program; reads at most 128 KB."""
     try:
@@ -51,7 +57,7 @@ def is_pir_program(path: str) -> bool:
             head = f.read(_SNIFF_BYTES)
             if _PIR_HEAD.search(head):
                 return True
-            if not head.lstrip()[:1] == b"{":
+            if not looks_like_json(head):
                 return False
             size = os.fstat(f.fileno()).st_size
             if size <= _SNIFF_BYTES:
@@ -71,7 +77,7 @@ def program_desc_problem(path: str) -> str | None:
             data = f.read()
     except OSError as exc:
         return f"unreadable ({exc.strerror})"
-    if data.lstrip()[:1] == b"{":
+    if looks_like_json(data[:64]):
         return "a JSON file, not a ProgramDesc"
     try:
         desc = parse_program_desc(data, path)

@@ -19,7 +19,14 @@ import logging
 import os
 
 from pd2onnx.errors import ModelFormatError
-from pd2onnx.paddle.discover import COMBINED_NAMES, PARAMS_SUFFIX, PROGRAM_SUFFIXES, discover, own_weights
+from pd2onnx.paddle.discover import (
+    COMBINED_NAMES,
+    PARAMS_SUFFIX,
+    PROGRAM_SUFFIXES,
+    discover,
+    looks_like_json,
+    own_weights,
+)
 from pd2onnx.paddle.params import (
     PICKLE_HINT,
     Expected,
@@ -86,7 +93,7 @@ def sniff(head: bytes) -> str:
     """'pir', 'legacy' or 'pickle' from a file's first bytes."""
     if is_pickle(head):
         return "pickle"
-    if head.lstrip()[:1] == b"{":
+    if looks_like_json(head):
         return "pir"
     return "legacy"
 

@@ -329,7 +329,7 @@ def _check_strings(doc: Any, path: str) -> None:
 def _decode(data: bytes, path: str) -> str:
     """The file's text: strict UTF-8 (JSON's encoding; Paddle writes nothing else)."""
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")  # JSON's encoding (a byte order mark, if any, dropped)
     except UnicodeDecodeError as exc:
         raise _bad_text(path, f"not valid UTF-8 text: byte {exc.start} ({data[exc.start:exc.start + 1]!r}) "
                         f"{exc.reason}") from None
