@@ -69,7 +69,8 @@ def is_pir_program(path: str) -> bool:
 
 
 def program_desc_problem(path: str) -> str | None:
-    """None when ``path`` parses as a ProgramDesc holding ops, else what is wrong."""
+    """None when ``path`` parses as a ProgramDesc holding ops (or is a PIR program under a
+    legacy name: the reader goes by content too), else what is wrong."""
     from pd2onnx.paddle.legacy import parse_program_desc
 
     try:
@@ -78,7 +79,7 @@ def program_desc_problem(path: str) -> str | None:
     except OSError as exc:
         return f"unreadable ({exc.strerror})"
     if looks_like_json(data[:64]):
-        return "a JSON file, not a ProgramDesc"
+        return None if is_pir_program(path) else "a JSON file that is not a Paddle PIR program"
     try:
         desc = parse_program_desc(data, path)
     except ModelFormatError as exc:
