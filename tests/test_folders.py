@@ -274,3 +274,25 @@ def test_progress_shown_on_a_terminal_only(folders, tmp_path):
     assert seen.endswith(b"\r\x1b[2K"), seen  # erased at the end
     assert stdout.decode().splitlines()[-1] == "2 of 2 models converted"
     assert np.all([line.startswith("ok ") for line in stdout.decode().splitlines()[:-1]])
+
+
+def test_dead_worker_reported_and_its_staging_removed(tmp_path):
+    """A worker killed mid-write (here: by the kernel's OOM killer, signal 9): its model is
+    reported failed with the signal, and the staging folder it left is removed."""
+    import time
+
+    from pd2onnx.batch import Job, _died, _Running
+    from pd2onnx.deploy import staging_prefix
+
+    class Killed:
+        pid, exitcode = 4242, -9
+
+    staging = tmp_path / f"{staging_prefix(4242)}0123abcd"
+    staging.mkdir()
+    (staging / "model.onnx").write_bytes(b"partial")
+    other = tmp_path / f"{staging_prefix(42420)}0123abcd"  # another process's: kept
+    other.mkdir()
+    job = Job("models/m", str(tmp_path / "out" / "m"), "m")
+    outcome = _died(_Running(0, job, Killed(), None, 0, time.monotonic()))
+    assert not outcome.ok and "killed by signal 9, perhaps out of memory" in outcome.detail
+    assert not staging.exists() and other.exists()

@@ -244,11 +244,11 @@ def _stop(runs: Any) -> None:
 def _clean_staging(run: _Running) -> None:
     """Remove the hidden staging folder a dead worker left (deploy.write_folder names it
     after the worker's pid, in the nearest existing folder above the output)."""
-    from pd2onnx.deploy import _writable_ancestor
+    from pd2onnx.deploy import staging_prefix, writable_ancestor
 
-    base = _writable_ancestor(os.path.abspath(run.job.out_dir))
+    base = writable_ancestor(os.path.abspath(run.job.out_dir))
     if base and run.process.pid:
-        for path in glob.glob(os.path.join(base, f".pd2onnx-{run.process.pid}-*")):
+        for path in glob.glob(os.path.join(base, glob.escape(staging_prefix(run.process.pid)) + "*")):
             shutil.rmtree(path, ignore_errors=True)
 
 

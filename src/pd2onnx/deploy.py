@@ -93,12 +93,18 @@ def plan_folder(model_file: str, out_dir: str, *, copy_configs: bool = True, ove
             file=out_dir,
             hint="pass --overwrite (overwrite=True) to replace them, or choose another output folder",
         )
-    if not _writable_ancestor(out_dir):
+    if not writable_ancestor(out_dir):
         raise UsageError("the output folder cannot be created here (no writable parent folder)", file=out_dir)
     return plan
 
 
-def _writable_ancestor(path: str) -> str | None:
+def staging_prefix(pid: int) -> str:
+    """How the hidden staging folders of process ``pid`` start (``batch`` removes those of a
+    worker that died)."""
+    return f".pd2onnx-{pid}-"
+
+
+def writable_ancestor(path: str) -> str | None:
     """The nearest existing folder at or above ``path``, if writable."""
     while not os.path.isdir(path):
         parent = os.path.dirname(path)
@@ -114,10 +120,10 @@ def write_folder(model: Any, plan: FolderPlan, external_data: bool | str | None 
     by file, configs first and the model last). Returns the paths written."""
     from pd2onnx.onnx_io import save_model
 
-    base = _writable_ancestor(plan.out_dir)
+    base = writable_ancestor(plan.out_dir)
     if base is None:
         raise UsageError("the output folder cannot be created here (no writable parent folder)", file=plan.out_dir)
-    staging = os.path.join(base, f".pd2onnx-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    staging = os.path.join(base, f"{staging_prefix(os.getpid())}{uuid.uuid4().hex[:8]}")
     os.mkdir(staging)
     try:
         for source in plan.configs:
