@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import onnx_ir as ir
 
+from pd2onnx.convert.casting import c_cast
 from pd2onnx.convert.naming import fresh_name
 from pd2onnx.convert.onnx_types import onnx_dtype
 from pd2onnx.errors import ConversionError, OpRefused
@@ -132,7 +133,7 @@ class ConvertState:
             src = node.inputs[0].const_value
             to = node.attributes.get("to")
             if src is not None and to is not None:
-                return src.numpy().astype(ir.DataType(to.value).numpy())
+                return c_cast(src.numpy(), ir.DataType(to.value).numpy())
             return None
         if value.const_value is None:
             return None

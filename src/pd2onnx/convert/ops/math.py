@@ -16,6 +16,7 @@ import math
 import numpy as np
 import onnx_ir as ir
 
+from pd2onnx.convert.casting import c_cast
 from pd2onnx.convert.context import FLOAT_DTYPES, OpContext
 from pd2onnx.convert.ops._elementwise_util import atan2_values, is_nan
 from pd2onnx.convert.ops.reduce import reduce, to_declared_rank
@@ -312,7 +313,7 @@ def diag(ctx: OpContext) -> None:
     dtype = ctx.input_dtype("x")
     n = _dim(ctx, x, dims, 0)
     size = ctx.reshape(ctx.op.Add(_i64(ctx, n), ctx.const_i64(abs(offset))), [1])
-    pad = np.asarray(ctx.attr("padding_value", 0.0)).astype(dtypes.to_numpy(dtype))
+    pad = c_cast(ctx.attr("padding_value", 0.0), dtypes.to_numpy(dtype))
     base = ctx.op.Expand(ctx.const(pad), ctx.op.Concat(size, size, axis=0))
     r = ctx.op.Range(ctx.const_i64(0), _i64(ctx, n), ctx.const_i64(1))
     rows = ctx.op.Add(r, ctx.const_i64(max(0, -offset)))

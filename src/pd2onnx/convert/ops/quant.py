@@ -195,7 +195,13 @@ def emit_dequantize(ctx: OpContext, q: ir.Value, s: np.ndarray, qmax: float, axi
 
 
 def paddle_quantize_array(x: np.ndarray, s: np.ndarray, bits: int, round_type: int, axis: int | None) -> np.ndarray:
-    """Paddle's quantize kernel on a constant, in float32 as Paddle computes it (integers out)."""
+    """Paddle's quantize kernel on a constant, in float32 as Paddle computes it (integers out).
+    IEEE results throughout (an overflowing product is clipped, as in the kernel)."""
+    with np.errstate(all="ignore"):
+        return _quantize_array(x, s, bits, round_type, axis)
+
+
+def _quantize_array(x: np.ndarray, s: np.ndarray, bits: int, round_type: int, axis: int | None) -> np.ndarray:
     qmax = qmax_of(bits)
     x = np.asarray(x, dtype=np.float32)
     s32 = np.asarray(s, dtype=np.float32).reshape(-1)

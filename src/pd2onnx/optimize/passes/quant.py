@@ -67,7 +67,9 @@ class FoldQDQ(NodePass):
             x, s, z = parts
             out_type = node.inputs[1].const_value.dtype
             values = (x.astype(np.float64) - (0 if z is None else z)) * s
-            if not self.constant_for(graph, node.outputs[0], values.astype(out_type.numpy())):
+            with np.errstate(over="ignore"):  # beyond the float type: inf, as the runtime computes
+                values = values.astype(out_type.numpy())
+            if not self.constant_for(graph, node.outputs[0], values):
                 return False
             remove_if_dead(node)
             return True
@@ -94,7 +96,10 @@ class FoldQDQ(NodePass):
         info = np.iinfo(out_dtype) if np.dtype(out_dtype).kind in "iu" else None
         if info is None:
             return False  # float8 and other types: left alone
-        q = np.rint(x.astype(np.float64) / s) + (0 if z is None else z)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = np.rint(x.astype(np.float64) / s) + (0 if z is None else z)
+        if np.isnan(q).any():
+            return False  # NaN (a NaN input, or 0 / 0): what it quantizes to is the runtime's
         q = np.clip(q, info.min, info.max).astype(out_dtype)
         if not self.constant_for(graph, node.outputs[0], q):
             return False
