@@ -9,6 +9,7 @@ import numpy as np
 
 from harness.cases import case
 
+
 @case("full", name="nonfinite_full_to_ints")
 def nonfinite_full_to_ints(paddle, rng):
     """full of values out of the integer type's range into every integer type and bool
