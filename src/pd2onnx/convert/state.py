@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import onnx_ir as ir
 
+from pd2onnx import provenance
 from pd2onnx.convert.naming import fresh_name
 from pd2onnx.convert.onnx_types import onnx_dtype
 from pd2onnx.errors import ConversionError, OpRefused
@@ -53,6 +54,9 @@ class ConvertState:
     # Converts a list of ops into the graph being filled (the exporter's walk): control-flow
     # mappers call it for sub-blocks, so no mapper imports the exporter back.
     convert_block: Callable[[ConvertState, list[Op]], None] | None = None
+    # The Paddle op being converted: the nodes appended and the outputs bound meanwhile are
+    # tagged with it (pd2onnx.provenance); the exporter sets it around each mapper.
+    current_op: Op | None = None
 
     def __post_init__(self) -> None:
         if self.root is None:
@@ -73,6 +77,8 @@ class ConvertState:
         return fresh_name(base, self.names)
 
     def append_node(self, node: ir.Node) -> None:
+        if self.current_op is not None:
+            provenance.tag_node(node, provenance.site_of(self.current_op))
         self.graph.append(node)
 
     def add_const(self, arr: np.ndarray, name: str | None = None) -> ir.Value:
@@ -145,6 +151,9 @@ class ConvertState:
             self.names.discard(value.name)
             value.name = self.unique_name(name)
         self.env[name] = value
+        op = self.current_op
+        if op is not None and any(name in names for names in op.outputs.values()):
+            provenance.tag_value(value, provenance.site_of(op), name)
 
 
 
