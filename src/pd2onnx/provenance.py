@@ -77,6 +77,13 @@ def tag_value(value: ir.Value, site: Site, name: str) -> None:
         carries.append(entry)
 
 
+def untag_value(value: ir.Value | None, site: Site, name: str) -> None:
+    """``value`` no longer carries output ``name`` of the op at ``site`` (the op bound another)."""
+    carries = _peek(value, _CARRIES)
+    if carries and (site, name) in carries:
+        carries.remove((site, name))
+
+
 def carried(value: ir.Value | None) -> list[tuple[Site, str]]:
     return list(_peek(value, _CARRIES) or ())
 

@@ -146,12 +146,14 @@ class ConvertState:
 
     def bind(self, name: str, value: ir.Value, fresh: bool) -> None:
         """Make ONNX ``value`` the value of Paddle ``name`` (renaming it when it is new)."""
+        op = self.current_op
+        if op is not None:
+            provenance.untag_value(self.env.get(name), provenance.site_of(op), name)  # bound again
         if fresh:
             self.fresh.discard(value)
             self.names.discard(value.name)
             value.name = self.unique_name(name)
         self.env[name] = value
-        op = self.current_op
         if op is not None and any(name in names for names in op.outputs.values()):
             provenance.tag_value(value, provenance.site_of(op), name)
 

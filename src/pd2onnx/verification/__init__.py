@@ -100,14 +100,15 @@ def verify(
         _compare_outputs(report, plan, program, gots, wants, {}, feeds)
         report.seconds = timings
         return report
-    _deep(report, plan, program, side, feeds, locate, replay, paddle_python, timings)
+    _deep(report, plan, program, side, feeds, locate, replay, paddle_python, timings,
+          random_feeds=inputs is None and not inputs_file)
     report.seconds = timings
     return report
 
 
 def _deep(report: VerifyReport, plan: planning.Plan, program: Program, side: onnx_side.OnnxSide,
           feeds: dict[str, np.ndarray], locate: bool, replay: bool, paddle_python: str | None,
-          timings: dict[str, float]) -> None:
+          timings: dict[str, float], random_feeds: bool) -> None:
     onnx_side.match(side, plan)
     report.notes += side.notes
     wanted = [ref for ref, v in plan.values.items() if v.fetchable and (v.used or ref in plan.outputs)
@@ -115,7 +116,8 @@ def _deep(report: VerifyReport, plan: planning.Plan, program: Program, side: onn
     wanted = list(dict.fromkeys(wanted + [r for r in plan.outputs if not isinstance(r, str)
                                           and plan.values[r].fetchable]))
     t = time.perf_counter()
-    fetched = paddle_run.fetch(program, feeds, plan.fetch_requests(wanted), python=paddle_python)
+    fetched = paddle_run.fetch(program, feeds, plan.fetch_requests(wanted), python=paddle_python,
+                               hint=_random_hint(program, random_feeds))
     timings["paddle"] = time.perf_counter() - t
     if program.format == "pir" and fetched.ops is not None:
         _check_alignment(plan, fetched.ops, report)
@@ -172,7 +174,7 @@ def _deep(report: VerifyReport, plan: planning.Plan, program: Program, side: onn
         for op in plan.ops:
             entry = ops[(op.block_idx, op.index)]
             if entry.located and not all(d.within(report.rtol, report.atol) for d in entry.located):
-                entry.inputs = [located[r] for r in _input_refs(plan, op) if r in located]
+                entry.inputs = [located[r] for r in _computed_from(plan, op, side, located) if r in located]
                 report.first_divergence = entry
                 break
     if replay:
@@ -182,6 +184,14 @@ def _deep(report: VerifyReport, plan: planning.Plan, program: Program, side: onn
     else:
         for entry in report.ops:
             entry.why = "replay not asked for (--replay)"
+
+
+def _random_hint(program: Program, random_feeds: bool) -> str | None:
+    dynamic = [v.name for v in program.inputs if v.shape and any(d < 0 for d in v.shape)]
+    if random_feeds and dynamic:
+        return (f"the random inputs give every dynamic dim of {dynamic} the --batch size; pass --inputs with "
+                "arrays of the shapes the model takes")
+    return None
 
 
 def _check_alignment(plan: planning.Plan, names: list[str], report: VerifyReport) -> None:
@@ -201,6 +211,16 @@ def _check_alignment(plan: planning.Plan, names: list[str], report: VerifyReport
 
         raise VerifyError(f"cannot match Paddle's ops with pd2onnx's: {bad}", file=plan.program.model_file,
                           hint="please report this with the model")
+
+
+def _computed_from(plan: planning.Plan, op: Op, side: onnx_side.OnnxSide, located: dict) -> list[planning.Ref]:
+    """The compared values the ONNX model computes ``op``'s outputs from: its inputs, or
+    (where the optimizer fused it with the ops before) theirs."""
+    targets = {ref: side.carriers[ref] for ref in located if ref[:2] == (op.block_idx, op.index)}
+    unit = rp.build_unit(op, targets, side, set(located))
+    if unit.why:
+        return _input_refs(plan, op)
+    return [src for src in unit.feeds.values() if not isinstance(src, str)]
 
 
 def _input_refs(plan: planning.Plan, op: Op) -> list[planning.Ref]:

@@ -80,9 +80,10 @@ class Fetched:
 
 
 def fetch(program: Program, feeds: dict[str, np.ndarray], wanted: list[dict],
-          python: str | None = None, timeout: float = 3600) -> Fetched:
+          python: str | None = None, timeout: float = 3600, hint: str | None = None) -> Fetched:
     """Run the program once in a Paddle worker process and return the values ``wanted``
-    (see ``paddle_worker``). ``python``: the interpreter to run Paddle with (default: this one)."""
+    (see ``paddle_worker``). ``python``: the interpreter to run Paddle with (default: this one);
+    ``hint``: what to tell the user if Paddle fails."""
     require_paddle(python)
     workdir = tempfile.TemporaryDirectory(prefix="pd2onnx-verify-")
     out = workdir.name
@@ -111,7 +112,7 @@ def fetch(program: Program, feeds: dict[str, np.ndarray], wanted: list[dict],
         raise VerifyError(
             f"Paddle failed to run the program (exit {proc.returncode}):\n{tail}",
             file=program.model_file,
-            hint="check that Paddle's own predictor runs the model on these inputs",
+            hint=hint or "check that Paddle's own predictor runs the model on these inputs",
         )
     with open(result_file) as f:
         result = json.load(f)
