@@ -12,9 +12,14 @@ In the file it is one JSON entry of the model's ``metadata_props`` (key :data:`K
 by :func:`store`::
 
     {"version": 1, "program": {"format": "pir", "file": "model.json", "sha256": "..."},
+     "why": ["why a value is not carried", ...],
      "ops": [[block, index, "op type", ["node name", ...],
-              [["paddle value", "onnx value"], ["paddle value", null, "why not carried"], ...]],
+              [["paddle value", "onnx value"], ["paddle value"], ["paddle value", null, why index], ...]],
              ...]}
+
+Op types are the canonical (PIR) spelling. To stay small, a node name that starts with the
+converter's ``<op type>_<block>_<index>`` is written from its ``/`` on, and an output whose
+ONNX value has the Paddle value's name is written as ``["paddle value"]``.
 
 This module imports neither the converter nor the optimizer: both call into it.
 """
@@ -48,8 +53,8 @@ Site = tuple[int, int, str]  # (block, index, op type) of a Paddle op
 
 
 def site_of(op) -> Site:
-    """The Site of a ``pd2onnx.paddle.program.Op`` (its type as the file spells it)."""
-    return (op.block_idx, op.index, op.legacy_type or op.type)
+    """The Site of a ``pd2onnx.paddle.program.Op`` (its canonical type)."""
+    return (op.block_idx, op.index, op.type)
 
 
 def tag_node(node: ir.Node, site: Site) -> None:
@@ -110,6 +115,12 @@ def same_op(source: ir.Node, node: ir.Node) -> None:
     site = node_site(source)
     if site is not None and node_site(node) is None:
         tag_node(node, site)
+
+
+def not_carried(value: ir.Value, site: Site, name: str, why: str) -> None:
+    """``value`` stands in for output ``name`` of the op at ``site`` but does not hold Paddle's
+    value of it (``why``)."""
+    value.meta.setdefault(_CHANGED, []).append((site, name, why))
 
 
 def changed(value: ir.Value, why: str) -> None:
@@ -227,12 +238,24 @@ def store(model: ir.Model) -> None:
     model.metadata_props[KEY] = dumps(collect(model))
 
 
+def _node_prefix(r: OpRecord) -> str:
+    return f"{r.op_type}_{r.block}_{r.index}"  # how OpContext.emit names the nodes of an op
+
+
 def dumps(prov: Provenance) -> str:
     ops = []
+    whys: dict[str, int] = {}
     for r in prov.ops.values():
-        outs = [[n, v] if v is not None else [n, None, r.why.get(n, "")] for n, v in r.outputs.items()]
-        ops.append([r.block, r.index, r.op_type, r.nodes, outs])
-    doc = {"version": VERSION, "program": prov.program, "ops": ops}
+        prefix = _node_prefix(r) + "/"
+        nodes = [n[len(prefix) - 1:] if n.startswith(prefix) else n for n in r.nodes]
+        outs = []
+        for n, v in r.outputs.items():
+            if v is None:
+                outs.append([n, None, whys.setdefault(r.why.get(n, ""), len(whys))])
+            else:
+                outs.append([n] if v == n else [n, v])
+        ops.append([r.block, r.index, r.op_type, nodes, outs])
+    doc = {"version": VERSION, "program": prov.program, "why": list(whys), "ops": ops}
     return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -246,12 +269,20 @@ def loads(text: str) -> Provenance:
         if not isinstance(doc, dict) or doc.get("version") != VERSION:
             raise ProvenanceError(f"unknown provenance version {doc.get('version') if isinstance(doc, dict) else '?'}")
         ops = {}
+        whys = [str(w) for w in doc.get("why", [])]
         for block, index, op_type, nodes, outs in doc["ops"]:
-            r = OpRecord(int(block), int(index), str(op_type), [str(n) for n in nodes])
+            r = OpRecord(int(block), int(index), str(op_type))
+            prefix = _node_prefix(r)
+            r.nodes = [prefix + n if n.startswith("/") else str(n) for n in nodes]
             for entry in outs:
-                r.outputs[str(entry[0])] = None if entry[1] is None else str(entry[1])
-                if entry[1] is None and len(entry) > 2:
-                    r.why[str(entry[0])] = str(entry[2])
+                name = str(entry[0])
+                if len(entry) == 1:
+                    r.outputs[name] = name
+                elif entry[1] is not None:
+                    r.outputs[name] = str(entry[1])
+                else:
+                    r.outputs[name] = None
+                    r.why[name] = whys[entry[2]] if len(entry) > 2 else ""
             ops[(r.block, r.index)] = r
         return Provenance(dict(doc.get("program") or {}), ops)
     except ProvenanceError:

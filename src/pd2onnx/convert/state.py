@@ -57,6 +57,10 @@ class ConvertState:
     # The Paddle op being converted: the nodes appended and the outputs bound meanwhile are
     # tagged with it (pd2onnx.provenance); the exporter sets it around each mapper.
     current_op: Op | None = None
+    # Paddle values a mapper deliberately binds to something else than Paddle's value (e.g. a
+    # frozen quantized chain computed in real values where Paddle holds integers), with why:
+    # provenance records them as not carried, so verify never compares them.
+    not_paddle: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.root is None:
@@ -155,7 +159,10 @@ class ConvertState:
             value.name = self.unique_name(name)
         self.env[name] = value
         if op is not None and any(name in names for names in op.outputs.values()):
-            provenance.tag_value(value, provenance.site_of(op), name)
+            if name in self.not_paddle:
+                provenance.not_carried(value, provenance.site_of(op), name, self.not_paddle[name])
+            else:
+                provenance.tag_value(value, provenance.site_of(op), name)
 
 
 
