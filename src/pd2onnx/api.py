@@ -65,10 +65,12 @@ def convert(
 
         for message in to_fp16(onnx_model, keep_io_types=keep_io_types):
             log.warning(message)
-    if strip_provenance:
-        from pd2onnx import provenance
+    from pd2onnx import provenance
 
+    if strip_provenance:
         provenance.strip(onnx_model)
+    else:
+        provenance.store(onnx_model)
     return onnx_model
 
 

@@ -231,9 +231,10 @@ def collect(model: ir.Model) -> Provenance:
     return Provenance(dict(model.meta.get(_PROGRAM) or {}), dict(sorted(ops.items())))
 
 
-def store(model: ir.Model) -> None:
-    """Write the tags of ``model`` into its ``metadata_props`` (no-op without provenance)."""
-    if _PROGRAM not in model.meta:
+def store(model: ir.Model, refresh: bool = False) -> None:
+    """Write the tags of ``model`` into its ``metadata_props`` (no-op without provenance);
+    ``refresh``: only when it holds a stored entry already (a model read from a file)."""
+    if _PROGRAM not in model.meta or (refresh and KEY not in model.metadata_props):
         return
     model.metadata_props[KEY] = dumps(collect(model))
 

@@ -256,8 +256,7 @@ def _export_at(program: Program, target: int) -> ir.Model:
     ir_version = max(4, onnx.helper.find_min_ir_version_for([onnx.helper.make_opsetid("", target)]))
     model = ir.Model(graph, ir_version=ir_version, producer_name="pd2onnx", producer_version=__version__)
     _legalize(model)
-    provenance.start(model, program.model_file, program.format)
-    provenance.store(model)
+    provenance.start(model, program.model_file, program.format)  # pd2onnx.api.convert stores it
     return model
 
 

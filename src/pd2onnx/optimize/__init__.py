@@ -108,7 +108,7 @@ def optimize(
     passes = [(name, cls(options)) for name, cls in PASS_CLASSES.items() if name not in skip]
     result = Scheduler(passes, max_rounds=max_rounds).run(model)
     histogram_after = op_histogram(model)
-    provenance.store(model)
+    provenance.store(model, refresh=True)
     return OptimizeReport(
         converged=result.converged,
         rounds=result.rounds,
@@ -133,5 +133,5 @@ def to_fp16(model: ir.Model, keep_io_types: bool = False) -> list[str]:
 
     provenance.attach(model)
     warnings = convert_to_fp16(model, keep_io_types=keep_io_types)
-    provenance.store(model)
+    provenance.store(model, refresh=True)
     return warnings

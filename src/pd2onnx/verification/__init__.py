@@ -364,7 +364,7 @@ def _replay(report: VerifyReport, plan: planning.Plan, side: onnx_side.OnnxSide,
                 covered.replayed_with = (op.block_idx, op.index)
                 reasons = "; ".join(dict.fromkeys(_why_value(v, side, missing) for v in plan.outputs_of(c) if v.used))
                 covered.why = f"replayed together with {entry.label}, which reads its value" + \
-                              (f" ({reasons})" if reasons else "")
+                              (f"; {reasons}" if reasons else "")
 
 
 def _not_replayable(plan: planning.Plan, op: Op, side: onnx_side.OnnxSide, paddle_vals: dict, missing: dict) -> str:
