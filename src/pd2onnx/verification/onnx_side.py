@@ -169,4 +169,8 @@ def run_model(model: onnx.ModelProto | bytes | str, feeds: dict[str, np.ndarray]
     try:
         return sess.run(None, {n: feeds[n] for n in names})
     except Exception as exc:  # noqa: BLE001
-        raise VerifyError(f"ONNX Runtime failed to run the model: {str(exc)[:500]}", file=source) from None
+        hint = None
+        if "bfloat16" in str(exc):
+            hint = "ONNX Runtime's Python API exchanges no bfloat16 arrays: verify cannot check models with " \
+                   "bfloat16 inputs or outputs yet"
+        raise VerifyError(f"ONNX Runtime failed to run the model: {str(exc)[:500]}", file=source, hint=hint) from None
