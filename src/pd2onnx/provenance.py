@@ -182,13 +182,7 @@ def file_digest(path: str) -> str:
 
 def _graphs(graph: ir.Graph) -> Iterator[ir.Graph]:
     yield graph
-    for node in graph:
-        for attr in node.attributes.values():
-            if attr.type == ir.AttributeType.GRAPH:
-                yield from _graphs(attr.as_graph())
-            elif attr.type == ir.AttributeType.GRAPHS:
-                for sub in attr.as_graphs():
-                    yield from _graphs(sub)
+    yield from graph.subgraphs()
 
 
 def _values(graph: ir.Graph) -> Iterator[ir.Value]:
