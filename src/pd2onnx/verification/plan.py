@@ -37,12 +37,14 @@ class ValueInfo:
 
     @property
     def fetchable(self) -> bool:
-        return self.ref[0] == 0 and self.exact and self.kind == "dense_tensor"
+        return self.ref[0] == 0 and self.exact and self.kind == "dense_tensor" and self.result >= 0
 
     @property
     def why_not(self) -> str:
         if self.ref[0] != 0:
             return "it is inside a control-flow block, whose values Paddle's executor does not expose"
+        if self.result < 0:
+            return "the ops inside this control-flow op store into it, which Paddle's executor does not expose"
         if not self.exact:
             return "a later op writes the same Paddle variable, so Paddle's value after the run is not this one"
         if self.kind != "dense_tensor":
@@ -144,6 +146,19 @@ def make_plan(program: Program) -> Plan:
                     v.exact = last_write.get(find(name), op.index) <= op.index
                     plan._writes.setdefault(name, []).append(ref)
                 plan.values[ref] = v
+        if op.block_idx == 0 and op.blocks and program.format == "pir":
+            # values of the main block that the ops inside store into (in-place ops on an
+            # array or a tensor): written by this op, though they are none of its results
+            own = {n for ns in op.outputs.values() for n in ns}
+            for name in dict.fromkeys(_nested_outputs(op)):
+                if name in own or name not in main.values:
+                    continue
+                ref = (0, op.index, name)
+                info = main.values[name]
+                keys += 1
+                plan.values[ref] = ValueInfo(ref, op, -1, None, info.dtype, info.kind, key=f"v{keys}",
+                                             exact=last_write.get(find(name), op.index) <= op.index)
+                plan._writes.setdefault(name, []).append(ref)
     fetched = set()
     for op in main.ops:
         if op.type == "fetch" and op.input("x"):
