@@ -267,3 +267,15 @@ def test_without_paddle_the_message_says_what_to_install(monkeypatch, capsys):
         assert "pip install paddlepaddle" in capsys.readouterr().err
     assert main(["verify", built.model_file, "--replay", "--paddle-python", "/nonexistent/python"]) == 1
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_paddle_from_another_interpreter():
+    """--paddle-python: Paddle 2.6 (the legacy file's own writer) runs Paddle's side."""
+    from harness.builder import PADDLE26
+
+    if not os.path.exists(PADDLE26):
+        pytest.skip(f"no Paddle 2.6 interpreter at {PADDLE26}")
+    built = _built("verify_small", "legacy")
+    report = pd2onnx.verify(built.model_file, inputs=_feeds(built), replay=True, paddle_python=PADDLE26)
+    assert report.verdict == "match", pd2onnx.verification.format_report(report)
+    assert all(op.replayed for op in report.ops)
