@@ -97,7 +97,7 @@ def verify(
         t = time.perf_counter()
         wants = paddle_run.predict(program, feeds)
         timings["paddle"] = time.perf_counter() - t
-        _compare_outputs(report, plan, program, gots, wants, {}, feeds)
+        _compare_outputs(report, plan, program, gots, wants, feeds)
         report.seconds = timings
         return report
     _deep(report, plan, program, side, feeds, locate, replay, paddle_python, timings,
@@ -120,7 +120,7 @@ def _deep(report: VerifyReport, plan: planning.Plan, program: Program, side: onn
                                hint=_random_hint(program, random_feeds))
     timings["paddle"] = time.perf_counter() - t
     if program.format == "pir" and fetched.ops is not None:
-        _check_alignment(plan, fetched.ops, report)
+        _check_alignment(plan, fetched.ops)
     paddle_vals = {ref: fetched.values[plan.values[ref].key] for ref in wanted if plan.values[ref].key in fetched.values}
     missing = {ref: fetched.missing.get(plan.values[ref].key, "Paddle did not return it") for ref in wanted
                if ref not in paddle_vals}
@@ -139,7 +139,7 @@ def _deep(report: VerifyReport, plan: planning.Plan, program: Program, side: onn
     if any(w is None for w in wants):
         report.notes.append("Paddle's executor did not return every model output; they come from its predictor")
         wants = paddle_run.predict(program, feeds)
-    _compare_outputs(report, plan, program, gots, wants, paddle_vals, feeds)
+    _compare_outputs(report, plan, program, gots, wants, feeds)
 
     def onnx_value(name: str) -> np.ndarray | None:
         if name in onnx_vals:
@@ -194,8 +194,8 @@ def _random_hint(program: Program, random_feeds: bool) -> str | None:
     return None
 
 
-def _check_alignment(plan: planning.Plan, names: list[str], report: VerifyReport) -> None:
-    ours = [op for op in plan.program.main.ops]
+def _check_alignment(plan: planning.Plan, names: list[str]) -> None:
+    ours = list(plan.program.main.ops)
     bad = None
     if len(names) != len(ours):
         bad = f"Paddle counts {len(names)} ops in the main block, pd2onnx's reader {len(ours)}"
@@ -282,7 +282,7 @@ def _paddle_input(plan: planning.Plan, op: Op, slot: str, wants: dict, feeds: di
 
 
 def _compare_outputs(report: VerifyReport, plan: planning.Plan, program: Program, gots: list, wants: list,
-                     paddle_vals: dict, feeds: dict) -> None:
+                     feeds: dict) -> None:
     names = [v.name for v in program.outputs]
     if len(gots) != len(wants):
         report.outputs.append(cmp.ValueDiff("(outputs)", (), "", problem=f"ONNX has {len(gots)} outputs, "
@@ -365,12 +365,39 @@ def _replay(report: VerifyReport, plan: planning.Plan, side: onnx_side.OnnxSide,
                 reasons = "; ".join(dict.fromkeys(_why_value(v, side, missing) for v in plan.outputs_of(c) if v.used))
                 covered.why = f"replayed together with {entry.label}, which reads its value" + \
                               (f"; {reasons}" if reasons else "")
+    owners = _owners(plan)
+    for op in plan.ops:
+        if op.block_idx != 0:
+            owner = owners.get(op.block_idx)
+            ops[(op.block_idx, op.index)].why = _inside_why(owner, ops.get((0, owner.index)) if owner else None)
+
+
+def _owners(plan: planning.Plan) -> dict[int, Op]:
+    """Block index -> the main-block (control-flow) op that holds it, at any depth."""
+    owners: dict[int, Op] = {}
+    for op in plan.program.main.ops:
+        stack = list(op.blocks)
+        while stack:
+            block = stack.pop()
+            owners[block.idx] = op
+            for inner in block.ops:
+                stack.extend(inner.blocks)
+    return owners
+
+
+def _inside_why(owner: Op | None, entry: OpReport | None) -> str:
+    why = "it is inside a control-flow block, whose values Paddle's executor does not expose"
+    if owner is None or entry is None:
+        return why
+    label = f"{owner.legacy_type or owner.type} (block 0, op #{owner.index})"
+    if entry.replay_ok is not None:
+        return f"{why}; {label}, which holds it, is replayed as a whole" + ("" if entry.replay_ok else " (and fails)")
+    return f"{why}; {label}, which holds it, is not replayed either"
 
 
 def _not_replayable(plan: planning.Plan, op: Op, side: onnx_side.OnnxSide, paddle_vals: dict, missing: dict) -> str:
     if op.block_idx != 0:
-        return ("it is inside a control-flow block, whose values Paddle's executor does not expose "
-                "(the control-flow op is replayed as a whole)")
+        return _inside_why(None, None)
     if op.type in planning.RANDOM_OPS:
         return "a random op: its values cannot be compared with Paddle's"
     outs = [v for v in plan.outputs_of(op) if v.used]
