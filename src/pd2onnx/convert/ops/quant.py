@@ -526,7 +526,12 @@ def fake_quantize(ctx: OpContext) -> None:
     if plan is None:
         bind_quantized(ctx, "out", q)
         return
-    # Frozen chain: the activation becomes its real value, each weight an int8 DQ.
+    # Frozen chain: the activation becomes its real value, each weight an int8 DQ. Paddle holds
+    # integers (and their products) up to the dequantize: those values are not Paddle's.
+    why = "the converter computes this frozen quantized chain in real values, where Paddle holds integers"
+    ctx.state.not_paddle[ctx.pd.output("out")] = why
+    for consumer, _ in plan.values():
+        ctx.state.not_paddle[consumer.output("out")] = why
     ctx.set_output("out", emit_dequantize(ctx, q, s, qmax, None))
     for w_name, (consumer, deq) in plan.items():
         w = ctx.state.program.params[w_name]

@@ -14,6 +14,7 @@ import math
 import numpy as np
 import onnx_ir as ir
 
+from pd2onnx import provenance
 from pd2onnx.optimize._ir import (
     FLOAT_TYPES,
     _contig,
@@ -115,6 +116,8 @@ class _WeightFusion(NodePass):
             return False
         np_dt = np.dtype(dtype.numpy())
         channels = len(scale) if scale is not None else len(shift)
+        # the node's output now includes the scale/shift: it no longer is what it carried
+        provenance.changed(node.outputs[0], f"the optimizer ({self.name}) folded the op after it into its weights")
         if scale is not None:
             if not is_const(w_val):
                 return False
@@ -168,6 +171,7 @@ class FuseBatchNorm(_WeightFusion):
     the producer's weights constant; floating-point dtype.
     """
 
+    name = "fuse-bn"
     op_types = frozenset({"BatchNormalization"})
 
     def rewrite(self, bn: ir.Node, graph: ir.Graph) -> bool:
@@ -229,6 +233,7 @@ class FuseBias(_WeightFusion):
     """``Add(y, b)`` with y = Conv/ConvTranspose/Gemm output (read only by the Add) and b a
     constant that varies only along the channel axis: b goes into the bias input."""
 
+    name = "fuse-bias"
     op_types = frozenset({"Add"})
 
     def rewrite(self, node: ir.Node, graph: ir.Graph) -> bool:
@@ -243,6 +248,7 @@ class FuseScale(_WeightFusion):
     """``Mul(y, s)`` with y = Conv/ConvTranspose/Gemm output (read only by the Mul), s a
     per-channel constant and the weight constant: s scales weight and bias."""
 
+    name = "fuse-mul"
     op_types = frozenset({"Mul"})
 
     def rewrite(self, node: ir.Node, graph: ir.Graph) -> bool:

@@ -23,7 +23,16 @@ from __future__ import annotations
 import numpy as np
 import onnx_ir as ir
 
-from pd2onnx.optimize._ir import attr, const_array, is_const, is_op, remove_if_dead, replace_value
+from pd2onnx import provenance
+from pd2onnx.optimize._ir import (
+    attr,
+    can_replace,
+    const_array,
+    is_const,
+    is_op,
+    remove_if_dead,
+    replace_value,
+)
 from pd2onnx.optimize.passes.base import NodePass
 
 QDQ_OPS = frozenset({"QuantizeLinear", "DequantizeLinear"})
@@ -80,6 +89,10 @@ class FoldQDQ(NodePass):
         out_dtype = node.outputs[0].dtype
         if src is None or (src.dtype is not None and out_dtype is not None and src.dtype != out_dtype):
             return False
+        if not can_replace(node.outputs[0], src):
+            return False
+        provenance.changed(node.outputs[0], "fold-qdq removed this quantize/dequantize pair (the value is "
+                                            "no longer rounded to the quantization grid)")
         if not replace_value(node.outputs[0], src):
             return False
         remove_if_dead(node)
