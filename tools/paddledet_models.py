@@ -6,7 +6,7 @@ Runs inside a paddledet virtual environment, never in the project's own:
 with Paddle 2.6, which writes legacy programs (``model.pdmodel``); names ending in ``_pir`` are
 built in the one ``tools/setup_paddledet_pir.sh`` makes, with Paddle 3.3, which writes PIR
 (``model.json``). Writes the model, ``model.pdiparams`` and ``io.npz`` (inputs ``in<i>`` in the
-predictor's feed order, outputs ``out<i>``; Mask R-CNN also ``mask_prob``, below).
+predictor's feed order, outputs ``out<i>``; Mask R-CNN also ``mask_prob.npy``, below).
 
 The configs are PaddleDetection's for each architecture, at a small input size and, for the
 two-stage models, few proposals. Classification biases are spread at random so that the random
@@ -14,20 +14,21 @@ network gives a spread of scores (and so detections, with no ties) instead of it
 probability everywhere. In the models added with the two-stage family (``calibrate=True``),
 batch normalisation also gets random scales and shifts and the statistics of a calibration
 batch (another random batch), so that deep random backbones (ResNet-50) neither vanish nor
-explode: without it Faster R-CNN's class probabilities are all 1.0 or 0.
+explode: without it Faster R-CNN's class probabilities saturate at 1.0.
 
 paddledet 2.6.0 cannot export its two-stage models as released (with Paddle 2.6 nor 3.3): its
 RPN head, ``BBoxPostProcess.get_pred`` and cascade head take a per-image count as ``x[i]`` or
 ``paddle.shape(x)[0]``, which Paddle 2.6+ holds as a 0-D tensor, and then concatenate or index
-it ("axis ... rank of input is 0"). ``patch_paddledet`` rewrites exactly those expressions to ``x[i:i + 1]`` (what
-later PaddleDetection releases write) in the source of the functions concerned and fails if the
-installed source differs. With Paddle 3.3 its ``multiclass_nms`` appends a legacy op to a PIR
-program; it is routed to Paddle's own ``multiclass_nms3`` there.
+it ("axis ... rank of input is 0"). ``patch_paddledet`` rewrites exactly those expressions to
+``x[i:i + 1]`` (what later PaddleDetection releases write) in the source of the functions
+concerned, and fails if the installed source differs. With Paddle 3.3 its ``multiclass_nms``
+appends a legacy op to a PIR program; there it is routed to Paddle's own ``multiclass_nms3``.
 
 Mask R-CNN's masks are ``paste_mask(sigmoid(logits)) >= 0.5`` per detection. A pixel whose
 pasted probability Paddle leaves within float noise of 0.5 may go either way in another
-runtime, so the build also records those probabilities (``mask_prob``, the masks' shape): the
-same model exported once more with the threshold left out of ``MaskPostProcess``.
+runtime, so the build also records those probabilities (``mask_prob.npy``, the masks' shape):
+the same model exported once more with the threshold left out of ``MaskPostProcess``, run on
+the same inputs.
 """
 
 from __future__ import annotations
@@ -372,7 +373,6 @@ def patch_paddledet(keep_dir: str) -> None:
         ("bbox_num_i = bbox_num[i]\n", "bbox_num_i = bbox_num[i:i + 1]\n"),
         ("scale_factor[i][0], scale_factor[i][1]", "scale_factor[i][0:1], scale_factor[i][1:2]"),
     ], keep_dir)
-
     _rewrite(CascadeHead, "_get_rois_from_boxes", [("paddle.shape(r)[0] for", "paddle.shape(r)[0:1] for")], keep_dir)
 
     legacy_nms = ops.multiclass_nms

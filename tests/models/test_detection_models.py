@@ -2,8 +2,9 @@
 compared with Paddle's inference: PP-YOLOE (s), PicoDet (s), YOLOv3 (MobileNetV1), SSD
 (MobileNetV1, prior_box), PP-YOLO (ResNet-18-vd, matrix_nms), RetinaNet and the two-stage
 family, Faster R-CNN, Cascade R-CNN and Mask R-CNN (ResNet-50-FPN), as legacy programs (Paddle
-2.6) and the two-stage family also as PIR (Paddle 3.3). Random weights with calibrated batch
-norms and spread classification biases, so that every model gives detections (checked, and
+2.6) and the two-stage family also as PIR (Paddle 3.3). Random weights with spread
+classification biases (and, in the models added with the two-stage family, batch norms
+calibrated on a random batch), so that every model gives detections (checked, and non-empty
 masks for Mask R-CNN); batch 2 (Cascade R-CNN: 1, all PaddleDetection's export of it runs).
 
 Detections are compared as sets of rows per image, counts exactly, masks exactly except at
@@ -16,9 +17,10 @@ The models are built by ``tools/paddledet_models.py`` in the paddledet virtual e
 (``tools/setup_paddledet.sh``, Paddle 2.6; ``tools/setup_paddledet_pir.sh``, Paddle 3.3;
 ``$PD2ONNX_PADDLEDET_VENV``, ``$PD2ONNX_PADDLEDET_PIR_VENV``), cached by the script's content
 hash under the test cache; without an environment its models' tests are skipped.
-Cost: each environment installs in about a minute from a warm pip cache (Paddle is the big
-download); the one-stage models build in 5-10 s each, the two-stage ones in 20-40 s (Mask R-CNN
-exports twice); checking takes a few seconds per model.
+Cost (2 cores shared with other work): each environment installs in one to two minutes from a
+warm pip cache (Paddle is the big download); the small one-stage models build in 5-10 s each,
+the ResNet-50 ones in 30-60 s (Mask R-CNN exports twice); checking takes 3-15 s per one-stage
+model and 15-30 s per two-stage one.
 """
 
 from __future__ import annotations
