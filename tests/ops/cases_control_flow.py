@@ -313,8 +313,9 @@ def array_index_in_if(paddle, rng):
 
 @case("slice_array_dense", "slice", "array_write", "while", name="cf_array_read_back_in_while")
 def array_read_back_in_while(paddle, rng):
-    """A loop that reads earlier elements of the array it appends to (a decoder feeding back
-    its previous step), then the whole array stacked."""
+    """A loop that reads earlier elements of the arrays it appends to (a decoder feeding back
+    its previous step): one array starts with an element, the other empty (its first append
+    in the loop gives it the element's dims); then both stacked."""
 
     class Net(paddle.nn.Layer):
         def forward(self, x, n):
@@ -323,11 +324,14 @@ def array_read_back_in_while(paddle, rng):
             nocheck = getattr(paddle.base.framework, "_stride_in_no_check_dy2st_diff", None)
             with nocheck():
                 outs = [x * 1.0]
+                seen = []
                 i = paddle.ones([], "int64")
                 while i < n:
                     outs.append(outs[i - 1] * 0.5 + outs[0])
+                    seen.append(paddle.tanh(outs[-1]))
+                    outs[0] = seen[-1] + 1.0
                     i = i + 1
-            return paddle.stack(outs), outs[-1]
+            return paddle.stack(outs), outs[-1], paddle.stack(seen)
 
     x = rng.standard_normal((2, 3)).astype("float32")
     return Net(), [x, np_arr(5, "int64")], [(None, 3), ()]

@@ -122,30 +122,30 @@ class ConvertState:
 
     def empty_array(self, name: str, dtype: str) -> ir.Value:
         """A new empty tensor array (Paddle name ``name``, elements of ``dtype`` stored in
-        ``seq_dtype``): a tensor ``[0, 0, ...]`` of the element rank plus one when the array
-        is a tensor (the first append reshapes it to the element's dims), else an empty
-        sequence."""
+        ``seq_dtype``): a tensor ``[0, 1, 1, ...]`` of the element rank plus one when the array
+        is a tensor (an append that may meet it empty expands it to ``[0, *element dims]``),
+        else an empty sequence."""
         element = seq_dtype(dtype)
         plan = self.array_plan()
         if plan.as_tensor(name):
-            value = self.empty_tensor(element, len(plan.element_shape(name) or ()) + 1, name)
+            value = self.empty_tensor(element, [0] + [1] * len(plan.element_shape(name) or ()), name)
         else:
             value = self._node("SequenceEmpty", [], {"dtype": onnx_dtype(element)}, name, element)
             value.type = ir.SequenceType(ir.TensorType(onnx_dtype(element)))
         self.array_lengths[value] = 0
         return value
 
-    def empty_tensor(self, dtype: str, rank: int, name: str) -> ir.Value:
-        """A tensor of ``rank`` dims of size 0, made by a ConstantOfShape node (not a zero-size
-        constant: OpenVINO's ONNX reader takes one for a scalar, and a Loop or If carrying it
-        then fails; the optimizer does not fold it back)."""
-        shape = self.add_const(np.zeros((rank,), dtype=np.int64), f"{name}/empty_shape")
+    def empty_tensor(self, dtype: str, dims: list[int], name: str) -> ir.Value:
+        """A tensor of ``dims`` holding no element (a 0 among them), made by a ConstantOfShape
+        node (not a zero-size constant: OpenVINO's ONNX reader takes one for a scalar, and a
+        Loop or If carrying it then fails; the optimizer does not fold it back)."""
+        shape = self.add_const(np.asarray(dims, dtype=np.int64), f"{name}/empty_shape")
         made = "float32" if dtype == "bfloat16" and self.opset < 20 else dtype  # bfloat16 from ConstantOfShape-20
         value = self._node("ConstantOfShape", [shape], {"value": ir.tensor(np.zeros((1,), dtypes.to_numpy(made)))},
                            f"{name}/empty", made)
         if made != dtype:
             value = self._node("Cast", [value], {"to": onnx_dtype(dtype)}, f"{name}/empty", dtype)
-        value.shape = ir.Shape([0] * rank)
+        value.shape = ir.Shape(dims)
         return value
 
     def _node(self, op_type: str, inputs: list[ir.Value], attrs: dict, name: str, dtype: str) -> ir.Value:

@@ -135,7 +135,7 @@ def placeholder(ctx: OpContext, info: Value) -> ir.Value:
     """A value for a variable that has none yet on this path (never read by Paddle there)."""
     if info.kind == "tensor_array":
         return ctx.state.empty_array(info.name, info.dtype)
-    return ctx.state.empty_tensor(info.dtype, 1 if info.shape is None else len(info.shape), info.name)
+    return ctx.state.empty_tensor(info.dtype, [0] * (1 if info.shape is None else len(info.shape)), info.name)
 
 
 def _current(ctx: OpContext, name: str, info: Value) -> ir.Value:
@@ -768,14 +768,16 @@ def _length_of(ctx: OpContext, arr: ir.Value, tensor: bool) -> ir.Value:
 
 def _append(ctx: OpContext, arr: ir.Value, x: ir.Value) -> ir.Value:
     """A tensor array with ``x`` appended: Concat. An array that may be empty is first
-    reshaped to ``[length, *x.shape]`` (the empty one's dims are placeholders, see
-    ``ConvertState.empty_array``); the reshape changes nothing once it holds elements."""
+    expanded to ``[length, *x.shape]``: an empty one is ``[0, 1, 1, ...]``
+    (``ConvertState.empty_array``), a filled one has those dims already. (A Reshape of the
+    empty array would do in ONNX Runtime, but OpenVINO's CPU plugin reshapes a zero-size
+    tensor in a Loop wrongly; Expand it computes right.)"""
     element = ctx.unsqueeze(x, [0])
     known = ctx.state.array_lengths.get(arr)
     if known == 0:
         return element
     if known is None and arr not in ctx.state.filled:
-        arr = ctx.reshape(arr, ctx.op.Concat(ctx.shape_of(arr, 0, 1), ctx.op.Shape(x), axis=0))
+        arr = ctx.op.Expand(arr, ctx.op.Concat(ctx.shape_of(arr, 0, 1), ctx.op.Shape(x), axis=0))
     return ctx.op.Concat(arr, element, axis=0)
 
 
