@@ -25,6 +25,7 @@ from collections.abc import Callable
 import numpy as np
 import onnx_ir as ir
 
+from pd2onnx.convert.casting import c_cast
 from pd2onnx.convert.context import OpContext, onnx_dtype
 from pd2onnx.convert.registry import mapper
 from pd2onnx.convert.state import seq_dtype
@@ -1071,5 +1072,4 @@ def _array_end(ctx: OpContext, raw_start: int | ir.Value, raw: int | ir.Value, s
 def increment(ctx: OpContext) -> None:
     """x + value (legacy ``step``), in x's dtype."""
     dtype = ctx.input_dtype("x")
-    ctx.set_output("out", ctx.op.Add(ctx.input("x"), ctx.const(np.asarray(ctx.attr("value", 1.0)).astype(
-        dtypes.to_numpy(dtype)))))
+    ctx.set_output("out", ctx.op.Add(ctx.input("x"), ctx.const(c_cast(ctx.attr("value", 1.0), dtypes.to_numpy(dtype)))))
