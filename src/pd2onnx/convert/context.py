@@ -173,7 +173,7 @@ class OpContext:
         program = self.state.program
         outputs = {out.name: out for out in program.outputs}
 
-        def fix(info: Value) -> bool:
+        def fix(info: Value, dtype: str | None) -> bool:
             changed = False
             if dtype is not None and info.dtype not in (None, dtype):
                 info.dtype, changed = dtype, True
@@ -181,20 +181,27 @@ class OpContext:
                 info.shape, changed = (-1,) * rank, True
             return changed
 
-        pending = [self.output_info(slot)]
+        pending = [(self.output_info(slot), dtype)]
         while pending:
-            info = pending.pop()
-            if not fix(info):
+            info, kind = pending.pop()
+            if not fix(info, kind):
                 continue
             if info.name in outputs:
-                fix(outputs[info.name])
+                fix(outputs[info.name], kind)
             for op in program.walk_ops():
-                if op.type in _TYPE_PRESERVING and op.input("x") == info.name and op.output("out"):
-                    nxt = program.find_value(op.output("out"), op.block_idx)
-                    if nxt is not None:
-                        pending.append(nxt)
-                    elif op.output("out") in outputs:
-                        fix(outputs[op.output("out")])
+                if op.input("x") != info.name or not op.output("out"):
+                    continue
+                if op.type in _TYPE_PRESERVING:
+                    passed = kind
+                elif op.type == "cast" and rank is not None:
+                    passed = None  # a cast keeps the shape: the rank passes on, not the dtype
+                else:
+                    continue
+                nxt = program.find_value(op.output("out"), op.block_idx)
+                if nxt is not None:
+                    pending.append((nxt, passed))
+                elif op.output("out") in outputs:
+                    fix(outputs[op.output("out")], passed)
 
     def output_count(self, slot: str) -> int:
         return len(self.pd.outputs.get(slot, []))

@@ -231,7 +231,9 @@ def export_program(program: Program, opset: int | None = None, auto_opset: bool 
     newest = newest_opset()
     while True:
         try:
-            return _export_at(program, target)
+            model = _export_at(program, target)
+            _report_sequences(program)
+            return model
         except OpsetTooLow as exc:
             if not auto_opset or exc.opset > newest:
                 raise UsageError(
@@ -242,6 +244,18 @@ def export_program(program: Program, opset: int | None = None, auto_opset: bool 
                 ) from None
             log.warning("raising the opset from %d to %d: %s", target, exc.opset, exc)
             target = exc.opset
+
+
+def _report_sequences(program: Program) -> None:
+    """Say which tensor arrays stay ONNX sequences, and why (``convert/arrays.py``): OpenVINO's
+    ONNX reader and TensorRT run no sequence op."""
+    from pd2onnx.convert.arrays import ArrayPlan
+
+    for group in ArrayPlan(program).sequences():
+        log.warning(
+            "tensor array %r stays an ONNX sequence, which OpenVINO and TensorRT cannot run: %s",
+            group.names[0], group.reason,
+        )
 
 
 def _export_at(program: Program, target: int) -> ir.Model:
