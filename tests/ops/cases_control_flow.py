@@ -7,6 +7,8 @@ applied to two inputs, one for each branch), so a converter that always takes on
 fails.
 """
 
+import numpy as np
+
 from harness.cases import case
 
 
@@ -113,6 +115,24 @@ def while_runtime_trip(paddle, rng):
 
     x = rng.standard_normal((2, 3)).astype("float32")
     return _static(paddle, Net()), [x, paddle_int(3)], [(None, 3), (1,)]
+
+
+@case("while", "unique", name="cf_while_carries_corrected_type")
+def while_carries_corrected_type(paddle, rng):
+    """A value first assigned in the loop body by an op whose declared dtype Paddle gets wrong
+    (3.3 declares unique's result with an axis float32 for int64 x) is carried out of the loop:
+    the Loop must carry the corrected type (Faster R-CNN's rois_num from generate_proposals)."""
+
+    class Net(paddle.nn.Layer):
+        def forward(self, x):
+            i = paddle.zeros([1], "int64")
+            while i < 2:
+                y = paddle.unique(x, axis=0)
+                i = i + 1
+            return y
+
+    x = np.array([[1, 2, 3], [1, 2, 3], [0, 1, 2], [5, 5, 5]], dtype="int64")
+    return _static(paddle, Net()), [x], [(4, 3)]
 
 
 def paddle_int(v):
