@@ -30,7 +30,6 @@ from typing import NamedTuple
 
 import numpy as np
 import pytest
-from onnx.shape_inference import InferenceError
 
 from harness import toolkit
 from harness.check import check_model_file, load_io, opsets_for
@@ -71,17 +70,7 @@ MASK_NOISE = 4e-3
 ORT_ROI_ALIGN_MAX = 21  # ONNX Runtime has no RoiAlign-22 kernel (docs/detection.md)
 
 
-# Open converter bug (issue 18, control flow; /work/notes/twostage_failures.md): a PIR ``while``
-# carries generate_proposals' int32 count in dy2static's float32 placeholder, and the Loop body's
-# Cast to INT32 comes out typed FLOAT (onnx.checker: "Inferred elem type differs from existing
-# elem type: (6) vs (1)"). Strict: the test fails once the bug is fixed, so the mark goes then.
-PIR_LOOP_COUNT = pytest.mark.xfail(strict=True, raises=InferenceError,
-                                   reason="PIR while carrying generate_proposals' count: Loop body output "
-                                   "typed float, computed int32 (control-flow bug, open)")
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=PIR_LOOP_COUNT) if n.endswith("_rcnn_pir") else n
-                                  for n in MODELS])
+@pytest.mark.parametrize("name", list(MODELS))
 def test_detection_model(name):
     env, ops, atol = MODELS[name]
     masks = name in MASK_MODELS
