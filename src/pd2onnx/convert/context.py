@@ -18,7 +18,7 @@ import onnx_ir as ir
 from pd2onnx.convert.casting import c_cast
 from pd2onnx.convert.legalize import has_kernel
 from pd2onnx.convert.onnx_types import onnx_dtype
-from pd2onnx.errors import ConversionError, DeclarationsCorrected, OpRefused, OpsetTooLow
+from pd2onnx.errors import ConversionError, DeclarationsCorrected, ModelFormatError, OpRefused, OpsetTooLow
 from pd2onnx.paddle import dtypes
 
 if TYPE_CHECKING:
@@ -120,6 +120,19 @@ class OpContext:
 
     def input_names(self, slot: str) -> list[str]:
         return list(self.pd.inputs.get(slot, []))
+
+    def required_input_name(self, slot: str) -> str:
+        """The Paddle name of input ``slot``, which the op cannot do without: a program that
+        leaves it out (a null operand, an empty slot) is malformed, and the user is told so."""
+        names = self.pd.inputs.get(slot) or []
+        if not names:
+            site = self.pd.site
+            raise ModelFormatError(
+                f"{site.op_type} ({site}): its input {slot} is absent (the program gives it no value)",
+                file=self.state.program.model_file,
+                hint="the program is malformed (corrupt or hand-edited); export the model again",
+            )
+        return names[0]
 
     def input(self, slot: str, i: int = 0) -> ir.Value | None:
         """The ONNX value of input ``slot`` (element ``i`` of a list slot), None if absent."""

@@ -877,7 +877,7 @@ def _element_out(ctx: OpContext, value: ir.Value, name: str | None = None, extra
 
 @mapper("array_length", min_opset=11)
 def array_length(ctx: OpContext) -> None:
-    name = ctx.input_names("x")[0]
+    name = ctx.required_input_name("x")
     arr = ctx.input("x")
     shape = ctx.output_shape("out") or (1,)
     out = ctx.reshape(_length_of(ctx, arr, _as_tensor(ctx, name)), list(shape))
@@ -892,7 +892,7 @@ def array_to_tensor(ctx: OpContext) -> None:
     each element's size along ``axis`` (as Paddle computes it, also when stacking). A tensor
     array is its own stack along axis 0: other axes are a Transpose (and, concatenating, a
     Reshape merging the array axis into ``axis``)."""
-    name = ctx.input_names("x")[0]
+    name = ctx.required_input_name("x")
     arr = ctx.input("x")
     axis = int(ctx.attr("axis", 0))
     stack = bool(ctx.attr("use_stack", False))
