@@ -202,7 +202,7 @@ class OpContext:
         names = self.pd.outputs.get(slot) or []
         if i >= len(names):
             return  # the op does not expose this output (unused optional result)
-        self.state.bind(names[i], value, fresh=self._is_fresh(value))
+        self.state.bind(names[i], value, fresh=self._is_fresh(value), block_idx=self.pd.block_idx)
 
     def set_outputs(self, slot: str, values: Sequence[ir.Value]) -> None:
         for i, value in enumerate(values):

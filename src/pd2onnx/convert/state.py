@@ -50,6 +50,9 @@ class ConvertState:
     # Ops a mapper refused (all reported at the end) and the Paddle values they left unset
     refusals: list[OpRefused] = field(default_factory=list)
     unset: set[str] = field(default_factory=set)
+    # ONNX value -> the Paddle value it was bound to (name, block index if known): what the
+    # typing step knows of values ONNX's inference cannot type (Paddle's declarations)
+    bound: dict[ir.Value, tuple[str, int | None]] = field(default_factory=dict)
     # Converts a list of ops into the graph being filled (the exporter's walk): control-flow
     # mappers call it for sub-blocks, so no mapper imports the exporter back.
     convert_block: Callable[[ConvertState, list[Op]], None] | None = None
@@ -138,13 +141,15 @@ class ConvertState:
             return None
         return value.const_value.numpy()
 
-    def bind(self, name: str, value: ir.Value, fresh: bool) -> None:
-        """Make ONNX ``value`` the value of Paddle ``name`` (renaming it when it is new)."""
+    def bind(self, name: str, value: ir.Value, fresh: bool, block_idx: int | None = None) -> None:
+        """Make ONNX ``value`` the value of Paddle ``name`` (renaming it when it is new);
+        ``block_idx``: the block of the op that made it (where ``name`` is declared)."""
         if fresh:
             self.fresh.discard(value)
             self.names.discard(value.name)
             value.name = self.unique_name(name)
         self.env[name] = value
+        self.bound.setdefault(value, (name, block_idx))
 
 
 
