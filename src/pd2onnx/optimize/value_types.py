@@ -484,10 +484,9 @@ class _Typer:
         for _ in range(_MAX_ROUNDS):
             self.rounds += 1
             self.inference.run()
-            if self.structure():
+            if self.structure() or self.nodes_alone() or self.retract():
                 continue
-            if not self.retract():
-                return
+            return
 
     # ------------------------------------------------------------------ states
     def state(self, v: ir.Value | None):
@@ -512,7 +511,7 @@ class _Typer:
 
     # ------------------------------------------------------------------ structure
     def structure(self) -> int:
-        """Sequence element shapes, Loop-carried values and If ranks, graph by graph."""
+        """Sequence element shapes, Loop-carried values and If outputs, graph by graph."""
         gained = 0
         for graph in list(iter_graphs(self.model.graph)):
             for node in graph:
@@ -523,7 +522,16 @@ class _Typer:
                 elif node.op_type == "If":
                     gained += self.if_node(node)
                 elif node.op_type != "Scan":
-                    gained += self.sequence_op(node) + self.node_alone(node)
+                    gained += self.sequence_op(node)
+        return gained
+
+    def nodes_alone(self) -> int:
+        """``node_alone`` for every node (once the control-flow rules have nothing to add)."""
+        gained = 0
+        for graph in list(iter_graphs(self.model.graph)):
+            for node in graph:
+                if node.op_type not in ("If", "Loop", "Scan"):
+                    gained += self.node_alone(node)
         return gained
 
     def sequence_op(self, node: ir.Node) -> int:
