@@ -27,8 +27,8 @@ LEGACY_ONLY = {
 FP32 = 5  # VarType.FP32 in framework.proto
 
 
-def _declare(model_file: str, name: str, data_type: int) -> None:
-    """Set the declared dtype of variable ``name`` in a saved legacy program."""
+def _declare(model_file: str, name: str, data_type: int, dims: list[int] | None = None) -> None:
+    """Set the declared dtype (and dims) of variable ``name`` in a saved legacy program."""
     from paddle.base.proto import framework_pb2
 
     desc = framework_pb2.ProgramDesc()
@@ -39,6 +39,9 @@ def _declare(model_file: str, name: str, data_type: int) -> None:
         for var in block.vars:
             if var.name == name:
                 var.type.lod_tensor.tensor.data_type = data_type
+                if dims is not None:
+                    del var.type.lod_tensor.tensor.dims[:]
+                    var.type.lod_tensor.tensor.dims.extend(dims)
                 found = True
     if not found:
         raise RuntimeError(f"no variable {name!r} in {model_file}")
@@ -54,11 +57,11 @@ def _appended_scale(main) -> str:
     return names[-1]
 
 
-def _save_declared_f32(paddle, out_dir, feeds, fetches, exe, main) -> None:
+def _save_declared_f32(paddle, out_dir, feeds, fetches, exe, main, dims=None) -> None:
     prefix = os.path.join(out_dir, "model")
     paddle.static.save_inference_model(prefix, feeds, fetches, exe, program=main)
     saved, _, _ = paddle.static.load_inference_model(prefix, exe)
-    _declare(prefix + ".pdmodel", _appended_scale(saved), FP32)
+    _declare(prefix + ".pdmodel", _appended_scale(saved), FP32, dims)
 
 
 @case("argmax", "scale", name="types_declared_argmax", **LEGACY_ONLY)
@@ -71,6 +74,20 @@ def declared_argmax(paddle, rng, out_dir):
 
     with static_program(paddle, build) as (main, exe, (x, idx)):
         _save_declared_f32(paddle, out_dir, [x], [idx], exe, main)
+    return {"model": "model.pdmodel", "inputs": [rng.standard_normal((6, 5)).astype("float32")],
+            "predict": ["model.pdmodel", "model.pdiparams"], "load": ("model", {})}
+
+
+@case("argmax", "scale", name="types_declared_argmax_rank", **LEGACY_ONLY)
+def declared_argmax_rank(paddle, rng, out_dir):
+    """As types_declared_argmax, the output also declared of rank 2 ([-1, 1]; it has rank 1)."""
+
+    def build(paddle):
+        x = paddle.static.data("x", [None, 5], "float32")
+        return x, paddle.argmax(paddle.static.nn.fc(x, 4), axis=1)
+
+    with static_program(paddle, build) as (main, exe, (x, idx)):
+        _save_declared_f32(paddle, out_dir, [x], [idx], exe, main, dims=[-1, 1])
     return {"model": "model.pdmodel", "inputs": [rng.standard_normal((6, 5)).astype("float32")],
             "predict": ["model.pdmodel", "model.pdiparams"], "load": ("model", {})}
 

@@ -118,14 +118,16 @@ def test_case_equals_paddle(case, fmt):
 
 
 # ------------------------------------------------------------------------------ declarations
-@pytest.mark.parametrize("name", ["types_declared_argmax", "types_declared_crf"])
-def test_declared_float32_output_carries_int64(name, caplog):
+@pytest.mark.parametrize("name,rank", [("types_declared_argmax", 1), ("types_declared_argmax_rank", 2),
+                                       ("types_declared_crf", 2)])
+def test_declared_float32_output_carries_int64(name, rank, caplog):
     built = _built(name, "legacy")
     from pd2onnx.paddle import load
 
     program = load(built.model_file)
     (declared,) = program.outputs
     assert declared.dtype == "float32", "the case must declare its output float32"
+    assert len(declared.shape) == rank
     _, wants = load_io(os.path.join(built.dir, "io.npz"))
     assert wants[0].dtype == np.int64, "Paddle's kernels give int64 whatever the declaration"
 
@@ -134,7 +136,9 @@ def test_declared_float32_output_carries_int64(name, caplog):
     said = [r.getMessage() for r in caplog.records if "Paddle declares" in r.getMessage()]
     assert len(said) == 1, said
     assert declared.name in said[0] and "float32" in said[0] and "int64" in said[0], said[0]
+    assert f"float32 of rank {rank}" in said[0] and f"int64 of rank {wants[0].ndim}" in said[0], said[0]
     assert model.graph.outputs[0].dtype == ir.DataType.INT64
+    assert len(model.graph.outputs[0].shape) == wants[0].ndim
 
 
 def test_agreeing_declaration_gives_no_warning(caplog):
