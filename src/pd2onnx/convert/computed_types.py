@@ -116,7 +116,6 @@ def _check_output(value: ir.Value, info: Value, report: TypeReport) -> None:
         log.warning("output %r: the graph does not fix its rank (%s); it carries the rank Paddle declares, %d",
                     info.name, why, len(dims))
         value.shape = ir.Shape(list(dims))
-        return
     dtype_differs = value.dtype != declared.dtype
     rank_differs = dims is not None and value.shape is not None and len(value.shape) != len(dims)
     if not (dtype_differs or rank_differs):

@@ -4,24 +4,32 @@ One way to infer types, used by the converter's typing step, its legalization pa
 optimizer. ``infer_types`` fills in what a model's values do not carry yet, round after round:
 
 1. ONNX's shape inference on the whole model (non-strict, with data propagation; big
-   initializers travel as typed inputs, so a >2 GB model never becomes one protobuf). What it
-   finds is merged into the values: a type where there was none, a shape where there was none,
-   a static dim where the dim was unknown. Conflicts keep what the value carries.
+   initializers travel as typed inputs, so a >2 GB model never becomes one protobuf; the model
+   is serialized once, later rounds only rewrite the types in that proto). What it finds is
+   merged into the values: a type where there was none, a shape where there was none, a static
+   dim where the dim was unknown. Conflicts keep what the value carries.
 2. Loop-carried values: ONNX's Loop inference drops their shapes (a carried value may change
    shape between iterations), so the body sees unranked values and the Loop's outputs get no
    rank. Each carried body input is seeded with its initial value's shape; once the body is
    inferred, the dims the body's result agrees on are kept (the body is inferred again with
-   them), and the Loop output takes that shape. A body result of another rank than the
-   initial value leaves the carried value without a rank, and the report says why.
+   them), and the Loop output takes that shape. A body result of another rank leaves the
+   carried value without a rank (``no_rank`` says why); a seed the body never confirms (its
+   result gets no shape) is taken back.
 3. If outputs: ONNX unites the branches (dims that differ become unknown); branches of
-   different ranks leave the output without a rank, and the report says why.
-4. Node by node, in graph order, the dtype of what ONNX left untyped (a node its inference
-   failed on, a custom-domain node): a ``Cast``'s ``to``, the sequence ops, the type an input
-   binds to the output's type constraint, or ONNX's inference of that node alone.
-5. ``hint(value)``: the caller's knowledge of what ONNX cannot compute (the converter gives
-   Paddle's declared dtype and rank), for values no control-flow node produces.
+   different ranks leave the output without a rank (``no_rank``).
+4. Sequences: element shapes through SequenceEmpty/Insert/Erase/Construct/At, If and Loop
+   (ONNX treats an empty sequence's element as unknown, so a sequence built by appending would
+   never have one): a join in which "no element yet" is the identity.
+5. Node by node, where the whole-model inference left a value without a type or shape: the
+   type rules (``Cast``'s ``to``, constants, sequence ops, constraint binding) and ONNX's
+   inference of the node alone with its constant inputs' data (inside a body, ONNX's inference
+   does not see the data of an enclosing graph's initializers).
+6. Values computed from a value the graph gives no rank have none either (``no_rank``,
+   with the cause); then ``hint(value)``, the caller's knowledge of the rest (the converter gives
+   Paddle's declared dtype and rank), for values no control-flow node produces, and the rounds
+   run again.
 
-Each round counts only gained information, so the rounds end.
+Each round counts only gained information (or takes back a seed for good), so the rounds end.
 """
 
 from __future__ import annotations
