@@ -24,6 +24,19 @@ def load(path: str, params_file: str | None = None) -> Program:
     return _load(path, params_file)
 
 
+def export_folder(model: str, out_dir: str, params_file: str | None = None, **kwargs: Any) -> Any:
+    """Convert a Paddle model into a deployment folder: ``out_dir/<stem>.onnx`` plus the
+    deployment configs found beside the program (``inference.yml``, ``infer_cfg.yml``,
+    ``deploy.yaml``, PaddleNLP's config and tokenizer files, ``scaler.pkl``; never weights or
+    other files). Keywords: ``copy_configs`` (True), ``overwrite`` (False: outputs that exist
+    are refused), ``check`` (full onnx.checker) and those of ``to_onnx``. Returns a
+    ``pd2onnx.deploy.FolderResult`` (``onnx_file``, ``files``, ``configs``, ``opset``, ``nodes``).
+    """
+    from pd2onnx.deploy import export_folder as _export_folder
+
+    return _export_folder(model, out_dir, params_file, **kwargs)
+
+
 def to_onnx(model: str, params_file: str | None = None, **kwargs: Any) -> ir.Model:
     """Convert a Paddle model to an in-memory ONNX model (``onnx_ir.Model``).
 
@@ -42,6 +55,7 @@ __all__ = [
     "CompatWarning",
     "dygraph2onnx",
     "export",
+    "export_folder",
     "to_onnx",
     "ConversionError",
     "ModelFormatError",

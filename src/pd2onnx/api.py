@@ -45,21 +45,26 @@ def convert(
     ``custom_ops`` maps Paddle op types to custom-domain ONNX op names (domain ``Paddle``).
     ``fold_qdq`` turns a quantized model into a float one (Q/DQ folded into the weights).
     """
+    from pd2onnx import progress
     from pd2onnx.convert import export_program
     from pd2onnx.convert.registry import custom_ops as custom_op_scope
     from pd2onnx.paddle import load
 
+    progress.stage("reading the model")
     program = load(model, params_file)
+    progress.stage(f"converting {sum(1 for _ in program.walk_ops())} ops")
     with custom_op_scope(custom_ops):
         onnx_model = export_program(program, opset=opset, auto_opset=auto_opset)
     if optimize or fp16 or input_shapes or fold_qdq:
         from pd2onnx.optimize import optimize as run_optimizer
 
+        progress.stage("optimizing")
         report = run_optimizer(onnx_model, input_shapes=input_shapes, fold_qdq=fold_qdq)
         log.info("optimizer: %s", report.format().splitlines()[0] if report.format() else "")
     if fp16:
         from pd2onnx.optimize import to_fp16
 
+        progress.stage("converting to float16")
         for message in to_fp16(onnx_model, keep_io_types=keep_io_types):
             log.warning(message)
     return onnx_model
@@ -268,6 +273,7 @@ def check(onnx_model: ir.Model) -> None:
     from pd2onnx.onnx_io import EXTERNAL_DATA_THRESHOLD, initializer_bytes
 
     if initializer_bytes(onnx_model) > EXTERNAL_DATA_THRESHOLD:
-        log.warning("model over 2 GB: checking the graph only")
+        log.warning("model over 2 GB: no full check (it needs the weights in memory); the written file "
+                    "still gets onnx.checker's structural check")
         return
     onnx.checker.check_model(ir.serde.serialize_model(onnx_model), full_check=True)

@@ -265,6 +265,7 @@ VERIFIED: dict[str, tuple[str, ...]] = {
     "sinh": ("float32", "float64", "int8", "int32", "int64", "uint8"),
     "slice": ("float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool"),
     "slice_array": ("float16", "bfloat16", "float32", "float64", "int32", "int64", "bool"),
+    "slice_array_dense": ("float16", "bfloat16", "float32", "float64", "int32", "int64", "bool"),
     "softmax": ("float32", "float64"),
     "softplus": ("float32", "float64"),
     "softshrink": ("float32", "float64"),

@@ -134,7 +134,13 @@ def convert_block_ops(state: ConvertState, ops: list[Op]) -> None:
                 raise
             _leave_unset(state, op)
             continue
-        except (Pd2OnnxError, OpsetTooLow):
+        except OpsetTooLow as exc:
+            if op.block_idx != 0 and exc.site == op.site:  # name the blocks it sits in
+                from pd2onnx.paddle.info import block_paths
+
+                raise OpsetTooLow(exc.opset, _site(op, block_paths(state.program)), exc.why) from None
+            raise
+        except Pd2OnnxError:
             raise
         except Exception as exc:
             if state.refusals:  # a follow-on of an earlier refusal (values it left unset)

@@ -47,6 +47,8 @@ class ConvertState:
     # array_write ops known to append (ids), and array lengths -> the array they measured
     append_ops: set[int] = field(default_factory=set)
     measured: dict[ir.Value, ir.Value] = field(default_factory=dict)
+    # Legacy variables holding only Paddle 2.x dy2static's "no value" marker (found once)
+    no_value: frozenset[str] | None = None
     # Ops a mapper refused (all reported at the end) and the Paddle values they left unset
     refusals: list[OpRefused] = field(default_factory=list)
     unset: set[str] = field(default_factory=set)

@@ -62,7 +62,7 @@ def _float32(value: float | ir.Value) -> float | ir.Value:
 
 def _check_arith_dtype(ctx: OpContext, dtype: str) -> None:
     if dtype in _SMALL_INTS and ctx.opset < 14:
-        raise ctx.fail(f"ONNX arithmetic on {dtype} needs opset 14", hint="pass --opset 14 or newer")
+        ctx.require_opset(14, f"ONNX arithmetic takes {dtype} from opset 14")
 
 
 def _sign(ctx: OpContext, x: ir.Value, dtype: str) -> ir.Value:
@@ -189,9 +189,7 @@ def _power(ctx: OpContext, x: ir.Value, exponent: float | ir.Value, dtype: str) 
             return ctx.op.Cast(
                 ctx.op.Pow(ctx.op.Cast(x, to=f64), ctx.op.Cast(e, to=f64)), to=onnx_dtype(dtype)
             )
-        raise ctx.fail(
-            f"pow of {dtype} by a runtime exponent needs opset 12", hint="pass --opset 12 or newer"
-        )
+        ctx.require_opset(12, f"pow of {dtype} by a runtime exponent: integer Pow from opset 12")
     if is_float(dtype):
         return ctx.op.Pow(x, _const_scalar(ctx, exponent, dtype))
     _check_arith_dtype(ctx, dtype)
@@ -199,7 +197,7 @@ def _power(ctx: OpContext, x: ir.Value, exponent: float | ir.Value, dtype: str) 
     if ctx.opset >= 12:
         return ctx.op.Pow(x, _const_scalar(ctx, k, dtype))
     if k < 0:
-        raise ctx.fail("integer pow with a negative exponent needs opset 12", hint="pass --opset 12 or newer")
+        ctx.require_opset(12, "integer pow with a negative exponent: integer Pow from opset 12")
     return _int_power(ctx, x, k, dtype)
 
 

@@ -259,12 +259,12 @@ def _top_k(
         k_v = k if isinstance(k, ir.Value) else ctx.const_i64([k])
         return ctx.op.TopK(x, k_v, axis=axis, largest=int(largest), sorted=1, _outputs=2)
     if dtype not in FLOAT_DTYPES:
-        raise ctx.fail(f"ONNX TopK takes {dtype} data from opset 11", hint="pass --opset 11 or newer")
+        ctx.require_opset(11, f"ONNX TopK takes {dtype} data from opset 11")
     if ctx.opset >= 10:
         k_v = k if isinstance(k, ir.Value) else ctx.const_i64([k])
         return ctx.op.TopK(x, k_v, axis=axis, _outputs=2)
     if isinstance(k, ir.Value):
-        raise ctx.fail("a runtime k needs ONNX TopK-10", hint="pass --opset 10 or newer")
+        ctx.require_opset(10, "a runtime k: ONNX TopK takes k as an input from opset 10")
     return ctx.op.TopK(x, axis=axis, k=k, _outputs=2)
 
 

@@ -32,7 +32,7 @@ def _matmul(ctx: OpContext, x: ir.Value, y: ir.Value) -> ir.Value:
         if dtype not in _MATMUL_INTS:
             raise ctx.fail(f"ONNX MatMul has no {dtype} form")
         if ctx.opset < 9:
-            raise ctx.fail(f"ONNX MatMul on {dtype} needs opset 9", hint="pass --opset 9 or newer")
+            ctx.require_opset(9, f"ONNX MatMul takes {dtype} from opset 9")
     return ctx.op.MatMul(x, y)
 
 
