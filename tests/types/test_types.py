@@ -34,7 +34,9 @@ load_case_files(HERE, "typecases")
 CASES = [n for n, c in REGISTRY.items() if "/tests/ops/" in c.module or "/tests/types/" in c.module]
 
 # Programs that really give a value different ranks (Paddle computes them dynamically): no rank
-# is claimed for those values, and the typing engine must prove it.
+# is claimed for those values, and the typing engine must prove it. Most are dy2static's
+# placeholders: a loop variable that has no value before the loop starts as a 0-D `full` (PIR)
+# or a [1] "no value" marker (legacy) and gets its real rank in the body.
 RANK_CHANGES = {
     ("cf_greedy_decode", "pir"): "the decoder's state starts as a 0-D placeholder and becomes [1, 6] in the loop",
     ("cf_greedy_decode", "legacy"): "as in PIR",
@@ -42,6 +44,15 @@ RANK_CHANGES = {
     ("cf_greedy_decode_limit", "legacy"): "as cf_greedy_decode",
     ("cf_while_in_while", "pir"): "a counter starts 0-D and the inner loop returns it as [1]",
     ("cf_while_return", "legacy"): "dy2static's return placeholder is [1] or the [N, 3] result, depending on the branch",
+    ("cf_array_concat_or_first", "legacy"): "dy2static's no-value marker ([1]) for a value the loop makes 0-D",
+    ("cf_while_branch_types", "pir"): "loop values start as 0-D placeholders and become [k], [k, n], ...",
+    ("cf_while_branch_types", "legacy"): "dy2static's no-value markers ([1]) for values of rank 0, 2 and 3",
+    ("cf_while_one_branch_values", "legacy"): "dy2static's no-value markers ([1]) for values of rank 2",
+    ("rnn_gru_cell_loop", "pir"): "dy2static starts the cell's unused second result 0-D; the loop makes it [B, H]",
+    ("rnn_gru_cell_loop", "legacy"): "as in PIR, and the loop index starts [1] and becomes 0-D",
+    ("rnn_lstm_cell_loop", "pir"): "as rnn_gru_cell_loop",
+    ("rnn_lstm_cell_loop", "legacy"): "as rnn_gru_cell_loop",
+    ("setvalue_in_loop", "legacy"): "dy2static starts the set_value results as 0-D `full`s; the loop makes them [6, 3]",
 }
 
 
