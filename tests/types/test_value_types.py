@@ -187,3 +187,20 @@ def test_openvino_reads_an_empty_initializer_as_a_scalar(tmp_path):
     onnx.save(ir.serde.serialize_model(_placeholder_if()), path)
     with pytest.raises(Exception, match="dynamic rank"):
         ov.Core().compile_model(ov.Core().read_model(path), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+
+
+def test_input_shape_override_keeps_ranks_inference_cannot_give():
+    """``optimize(input_shapes=...)`` clears the intermediate shapes to infer them again: a
+    value only the converter knew the rank of (a custom-domain node) keeps its rank."""
+    from pd2onnx.optimize import optimize
+
+    nodes = [h.make_node("Mystery", ["x"], ["m"], domain="custom"), h.make_node("Relu", ["m"], ["r"])]
+    graph = h.make_graph(nodes, "g", [_vi("x", T.FLOAT, ["b", 3])], [_vi("r", T.FLOAT, [None, None])],
+                         value_info=[_vi("m", T.FLOAT, [None, None])])
+    model = ir.serde.deserialize_model(
+        h.make_model(graph, opset_imports=[h.make_opsetid("", 17), h.make_opsetid("custom", 1)]))
+    optimize(model, input_shapes={"x": [4, 3]})
+    v = _by_name(model)
+    assert list(model.graph.inputs[0].shape) == [4, 3]
+    assert len(v["m"].shape) == 2 and len(v["r"].shape) == 2
+    assert not missing(model)
