@@ -34,11 +34,11 @@ import onnx_ir as ir
 from pd2onnx.convert.naming import fresh_name
 from pd2onnx.convert.ort_kernels import KERNELS, ORT_VERSION
 from pd2onnx.optimize.value_types import (
+    all_values,
     binding,
     dtype_of_name,
     formal,
     infer_types,
-    missing,
     schema_of,
     short,
 )
@@ -241,7 +241,7 @@ class _Legalizer:
 def legalize(model: ir.Model) -> LegalizeReport:
     """Rewrite ``model`` in place so that ONNX Runtime's CPU provider has a kernel for every
     default-domain node (see the module docstring); returns what changed and what could not."""
-    if missing(model):
+    if any(v.type is None for _, v in all_values(model)):  # the pass needs dtypes only
         infer_types(model)
     legalizer = _Legalizer(model)
     legalizer.run_graph(model.graph)
