@@ -27,7 +27,8 @@ import onnx_ir as ir
 
 from pd2onnx.convert.onnx_types import onnx_dtype, paddle_dtype
 from pd2onnx.convert.state import ConvertState, seq_dtype
-from pd2onnx.optimize.value_types import TypeReport, describe, infer_types, iter_graphs
+from pd2onnx.optimize._ir import is_op, iter_graphs
+from pd2onnx.optimize.value_types import TypeReport, describe, infer_types
 from pd2onnx.paddle.program import Value
 
 log = logging.getLogger(__name__)
@@ -56,7 +57,7 @@ def _clear(model: ir.Model) -> dict[ir.Value, tuple[ir.TypeProtocol | None, list
     for graph in iter_graphs(model.graph):
         values = [o for node in graph for o in node.outputs]
         for node in graph:
-            if node.op_type == "Loop" and node.domain in ("", "ai.onnx") and "body" in node.attributes:
+            if is_op(node, "Loop") and "body" in node.attributes:
                 values += node.attributes["body"].as_graph().inputs[2:]
         for v in values:
             if v.type is not None or v.shape is not None:

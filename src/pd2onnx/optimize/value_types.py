@@ -41,12 +41,13 @@ from functools import cache
 
 import onnx_ir as ir
 
+from pd2onnx.optimize._ir import ONNX_DOMAINS, is_op, iter_graphs, subgraphs_of
+
 log = logging.getLogger(__name__)
 
 # Initializers above this size travel to ONNX's shape inference as typed inputs (no data).
 _BIG_INITIALIZER_BYTES = 1024
 _MAX_ROUNDS = 12
-_ONNX_DOMAINS = ("", "ai.onnx")
 
 # What a caller knows of a value ONNX cannot type: (type or None, dims or None), dims a list
 # of ints and None (unknown); ``[None] * rank`` when only the rank is known.
@@ -175,28 +176,6 @@ def binding(node: ir.Node, schema) -> tuple[dict[str, str | None], dict[str, lis
 
 
 # ---------------------------------------------------------------------------------------- graphs
-def iter_graphs(graph: ir.Graph) -> Iterator[ir.Graph]:
-    """``graph`` and all its subgraphs, outer ones first."""
-    yield graph
-    for node in graph:
-        for sub in _subgraphs(node):
-            yield from iter_graphs(sub)
-
-
-def _subgraphs(node: ir.Node) -> list[ir.Graph]:
-    subs: list[ir.Graph] = []
-    for attr in node.attributes.values():
-        if attr.type == ir.AttributeType.GRAPH:
-            subs.append(attr.as_graph())
-        elif attr.type == ir.AttributeType.GRAPHS:
-            subs.extend(attr.as_graphs())
-    return subs
-
-
-def _is_op(node: ir.Node, op: str) -> bool:
-    return node.op_type == op and node.domain in _ONNX_DOMAINS
-
-
 def all_values(model: ir.Model) -> Iterator[tuple[ir.Graph, ir.Value]]:
     """Every named value of every graph: inputs, initializers and node outputs."""
     for graph in iter_graphs(model.graph):
@@ -209,10 +188,6 @@ def all_values(model: ir.Model) -> Iterator[tuple[ir.Graph, ir.Value]]:
             for out in node.outputs:
                 if out.name:
                     yield graph, out
-
-
-def has_rank(value: ir.Value) -> bool:
-    return value.shape is not None
 
 
 def missing(model: ir.Model) -> list[tuple[ir.Graph, ir.Value]]:
@@ -523,7 +498,7 @@ class _Typer:
         gained = 0
         for graph in list(iter_graphs(self.model.graph)):
             for node in graph:
-                if node.domain not in _ONNX_DOMAINS:
+                if node.domain not in ONNX_DOMAINS:
                     continue
                 if node.op_type == "Loop":
                     gained += self.loop(node)
@@ -555,7 +530,7 @@ class _Typer:
             return self.set_state(out, _join(self.state(ins[0]), self.state(ins[1])))
         if op == "SequenceErase" and ins:
             made = ins[0].producer() if ins[0] is not None else None
-            if len(ins) == 1 and made is not None and _is_op(made, "SequenceInsert") and len(made.inputs) == 2:
+            if len(ins) == 1 and made is not None and is_op(made, "SequenceInsert") and len(made.inputs) == 2:
                 # erasing what was just appended (a copy of a sequence before opset 14's Identity)
                 return self.set_state(out, self.state(made.inputs[0]))
             return self.set_state(out, self.state(ins[0]))
@@ -704,23 +679,23 @@ class _Typer:
             return 1
 
         for node in graph:
-            if node.domain in _ONNX_DOMAINS and node.op_type == "Loop" and "body" in node.attributes:
+            if is_op(node, "Loop") and "body" in node.attributes:
                 body = node.attributes["body"].as_graph()
                 for k in range(max(len(node.inputs) - 2, 0)):
                     init = node.inputs[2 + k]
                     if init is not None and init in self.no_rank and 2 + k < len(body.inputs):
                         found += mark(body.inputs[2 + k], init)
-            for sub in _subgraphs(node):
+            for sub in subgraphs_of(node):
                 found += self.explain_graph(sub)
             sources = [v for v in node.inputs if v is not None and v in self.no_rank]
-            if node.domain in _ONNX_DOMAINS and node.op_type == "If":
+            if is_op(node, "If"):
                 branches = [node.attributes[k].as_graph() for k in ("then_branch", "else_branch") if k in node.attributes]
                 for k, out in enumerate(node.outputs):
                     for b in branches:
                         if k < len(b.outputs) and b.outputs[k] in self.no_rank:
                             found += mark(out, b.outputs[k])
                 continue
-            if node.domain in _ONNX_DOMAINS and node.op_type == "Loop" and "body" in node.attributes:
+            if is_op(node, "Loop") and "body" in node.attributes:
                 body = node.attributes["body"].as_graph()
                 for k, out in enumerate(node.outputs):
                     b_out = body.outputs[1 + k] if 1 + k < len(body.outputs) else None
@@ -747,7 +722,7 @@ class _Typer:
         if all(o.type is not None and (o.shape is not None or not isinstance(o.type, ir.TensorType))
                for o in node.outputs):
             return 0
-        if node.domain not in _ONNX_DOMAINS or any(v is not None and v.type is None for v in node.inputs):
+        if node.domain not in ONNX_DOMAINS or any(v is not None and v.type is None for v in node.inputs):
             return 0
         key = (node, tuple(describe(v) if v is not None else "" for v in node.inputs))
         if key in self.tried:
@@ -776,7 +751,7 @@ class _Typer:
         taken = 0
         for graph in list(iter_graphs(self.model.graph)):
             for node in graph:
-                if not _is_op(node, "Loop") or "body" not in node.attributes:
+                if not is_op(node, "Loop") or "body" not in node.attributes:
                     continue
                 body = node.attributes["body"].as_graph()
                 for b_in, b_out in zip(body.inputs[2:], body.outputs[1:]):
@@ -798,7 +773,7 @@ class _Typer:
             if v in self.no_rank or v.is_initializer() or v.is_graph_input():
                 continue
             producer = v.producer()
-            if producer is None or any(_is_op(producer, op) for op in ("If", "Loop", "Scan")):
+            if producer is None or is_op(producer, "If", "Loop", "Scan"):
                 continue
             needs_type = v.type is None
             needs_rank = v.shape is None and (v.type is None or isinstance(v.type, ir.TensorType))
