@@ -28,7 +28,8 @@ import onnx_ir as ir
 from pd2onnx.convert.onnx_types import onnx_dtype, paddle_dtype
 from pd2onnx.convert.state import ConvertState, seq_dtype
 from pd2onnx.optimize._ir import is_op, iter_graphs
-from pd2onnx.optimize.value_types import TypeReport, describe, infer_types
+from pd2onnx.optimize.type_names import describe
+from pd2onnx.optimize.value_types import TypeReport, infer_types
 from pd2onnx.paddle.program import Value
 
 log = logging.getLogger(__name__)

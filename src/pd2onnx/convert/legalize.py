@@ -33,15 +33,8 @@ import onnx_ir as ir
 
 from pd2onnx.convert.naming import fresh_name
 from pd2onnx.convert.ort_kernels import KERNELS, ORT_VERSION
-from pd2onnx.optimize.value_types import (
-    all_values,
-    binding,
-    dtype_of_name,
-    formal,
-    infer_types,
-    schema_of,
-    short,
-)
+from pd2onnx.optimize.type_names import binding, dtype_of_name, formal, schema_of, short
+from pd2onnx.optimize.value_types import all_values, infer_types
 
 log = logging.getLogger(__name__)
 

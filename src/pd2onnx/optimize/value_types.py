@@ -30,6 +30,7 @@ optimizer. ``infer_types`` fills in what a model's values do not carry yet, roun
    run again.
 
 Each round counts only gained information (or takes back a seed for good), so the rounds end.
+Step 1 lives in ``onnx_inference``, the schema type rules of step 5 in ``type_names``.
 """
 
 from __future__ import annotations
@@ -37,142 +38,20 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import cache
 
 import onnx_ir as ir
 
 from pd2onnx.optimize._ir import ONNX_DOMAINS, is_op, iter_graphs, subgraphs_of
+from pd2onnx.optimize.onnx_inference import Inference, merge_shape, merge_type, node_inference
+from pd2onnx.optimize.type_names import describe, ir_type, node_rule_types, schema_of
 
 log = logging.getLogger(__name__)
 
-# Initializers above this size travel to ONNX's shape inference as typed inputs (no data).
-_BIG_INITIALIZER_BYTES = 1024
 _MAX_ROUNDS = 12
 
 # What a caller knows of a value ONNX cannot type: (type or None, dims or None), dims a list
 # of ints and None (unknown); ``[None] * rank`` when only the rank is known.
 Hint = Callable[[ir.Value], "tuple[ir.TypeProtocol | None, list[int | None] | None]"]
-
-
-# ---------------------------------------------------------------------------------------- names
-def dtype_name(dtype: ir.DataType) -> str:
-    """ONNX element type -> its TensorProto spelling in lower case ("float", "int64")."""
-    import onnx
-
-    return onnx.TensorProto.DataType.Name(int(dtype)).lower()
-
-
-def dtype_of_name(name: str) -> ir.DataType:
-    import onnx
-
-    return ir.DataType(getattr(onnx.TensorProto, name.upper()))
-
-
-def type_str(t: ir.TypeProtocol | None) -> str | None:
-    """``ir`` type -> the schema spelling: "float", "seq(tensor(float))", "optional(...)"."""
-    if t is None:
-        return None
-    if isinstance(t, ir.TensorType):
-        return dtype_name(t.dtype)
-    inner = type_str(t.elem_type) if hasattr(t, "elem_type") else None
-    if inner is None:
-        return None
-    if not inner.startswith(("seq(", "optional(")):
-        inner = f"tensor({inner})"
-    if isinstance(t, ir.SequenceType):
-        return f"seq({inner})"
-    if isinstance(t, ir.OptionalType):
-        return f"optional({inner})"
-    return None
-
-
-def ir_type(s: str) -> ir.TypeProtocol:
-    """The inverse of ``type_str``."""
-    if s.startswith("seq(") and s.endswith(")"):
-        return ir.SequenceType(ir_type(s[4:-1]))
-    if s.startswith("optional(") and s.endswith(")"):
-        return ir.OptionalType(ir_type(s[9:-1]))
-    if s.startswith("tensor(") and s.endswith(")"):
-        s = s[7:-1]
-    return ir.TensorType(dtype_of_name(s))
-
-
-def short(schema_type: str) -> str:
-    """"tensor(float)" -> "float" (other spellings unchanged)."""
-    return schema_type[7:-1] if schema_type.startswith("tensor(") else schema_type
-
-
-def _element(s: str | None) -> str | None:
-    """seq(tensor(float)) -> float."""
-    if s is None or not s.startswith("seq("):
-        return None
-    inner = s[4:-1]
-    return inner[7:-1] if inner.startswith("tensor(") else inner
-
-
-def _seq(s: str | None) -> str | None:
-    return None if s is None else f"seq(tensor({s}))"
-
-
-def describe(value: ir.Value) -> str:
-    """"int64[?, 3]", "float of unknown rank", "seq(tensor(float))", "untyped"."""
-    t = type_str(value.type)
-    if t is None:
-        return "untyped"
-    if value.shape is None:
-        return t if not isinstance(value.type, ir.TensorType) else f"{t} of unknown rank"
-    dims = ", ".join(str(d) if isinstance(d, int) else (d.value or "?") for d in value.shape)
-    return f"{t}[{dims}]"
-
-
-# ---------------------------------------------------------------------------------------- schema
-@cache
-def schema_of(op: str, opset: int):
-    """The default-domain schema of ``op`` at model opset ``opset`` (None if none)."""
-    import onnx.defs
-
-    try:
-        return onnx.defs.get_schema(op, opset, "")
-    except Exception:  # noqa: BLE001 - unknown op or an opset before it existed
-        return None
-
-
-def formal(formals, i: int):
-    """The formal parameter taking position ``i`` (the last one when it is variadic)."""
-    import onnx.defs
-
-    if not formals:
-        return None
-    if i < len(formals):
-        return formals[i]
-    last = formals[-1]
-    return last if last.option == onnx.defs.OpSchema.FormalParameterOption.Variadic else None
-
-
-def binding(node: ir.Node, schema) -> tuple[dict[str, str | None], dict[str, list[int]]] | None:
-    """Type constraint -> the type its inputs bind (None: unknown), and constraint -> input
-    indices; None on a conflict (two inputs binding one constraint to different types)."""
-    constraints = {c.type_param_str for c in schema.type_constraints}
-    bound: dict[str, str | None] = {}
-    where: dict[str, list[int]] = {}
-    for i, v in enumerate(node.inputs):
-        if v is None:
-            continue
-        f = formal(schema.inputs, i)
-        if f is None or f.type_str not in constraints:
-            continue
-        if not f.is_homogeneous:
-            return None
-        c = f.type_str
-        where.setdefault(c, []).append(i)
-        t = type_str(v.type)
-        if t is None:
-            bound.setdefault(c, None)
-        elif bound.get(c) is None:
-            bound[c] = t
-        elif bound[c] != t:
-            return None
-    return bound, where
 
 
 # ---------------------------------------------------------------------------------------- graphs
@@ -207,194 +86,6 @@ class TypeReport:
     unranked: list[ir.Value] = field(default_factory=list)
     no_rank: dict[ir.Value, str] = field(default_factory=dict)
     rounds: int = 0
-
-
-# ---------------------------------------------------------------------------------------- onnx
-def onnx_round(model: ir.Model) -> int:
-    """Run ONNX's shape inference on the whole model and merge what it found into the values
-    (gains only); returns the number of gains (0 also when inference fails)."""
-    return _Inference(model).run()
-
-
-class _Inference:
-    """ONNX's shape inference, run again and again on a model whose nodes do not change in
-    between: the model is serialized once (the expensive part); later runs only write the
-    types its values carry now into that proto."""
-
-    def __init__(self, model: ir.Model):
-        self.model = model
-        self.proto = None
-
-    def run(self) -> int:
-        import onnx
-
-        try:
-            if self.proto is None:
-                self.proto = _serialize_light(self.model)
-            else:
-                self.refresh()
-            inferred = onnx.shape_inference.infer_shapes(self.proto, check_type=False, strict_mode=False,
-                                                         data_prop=True)
-        except Exception as exc:  # noqa: BLE001 - inference is best effort
-            log.info("shape inference failed, shapes left as they are: %s", exc)
-            return 0
-        gained = 0
-        for graph, gproto, is_main in _paired(self.model.graph, inferred.graph, True):
-            found = _found(gproto)
-            values = [*(() if is_main else graph.inputs), *(o for n in graph for o in n.outputs), *graph.outputs]
-            for value in values:
-                tp = found.get(value.name) if value.name else None
-                if tp is not None and not value.is_initializer():
-                    gained += merge_type(value, tp)
-        return gained
-
-    def refresh(self) -> None:
-        """The values' current types, as ``serialize_graph_into`` writes them."""
-        for graph, gproto, is_main in _paired(self.model.graph, self.proto.graph, True):
-            del gproto.value_info[:]
-            if not is_main:
-                for vi, v in zip(gproto.input, graph.inputs):
-                    _write(vi, v)
-            inputs = {vi.name for vi in gproto.input}
-            for v in graph.initializers.values():
-                if v.name not in inputs and v.type is not None:
-                    _write(gproto.value_info.add(), v)
-            for node in graph:
-                for out in node.outputs:
-                    if out.type is not None and not out.is_graph_output():
-                        _write(gproto.value_info.add(), out)
-            for vi, v in zip(gproto.output, graph.outputs):
-                _write(vi, v)
-
-
-def _write(value_info, value: ir.Value) -> None:
-    value_info.Clear()
-    ir.serde.serialize_value_into(value_info, value)
-
-
-def _paired(graph: ir.Graph, proto, is_main: bool) -> Iterator[tuple[ir.Graph, object, bool]]:
-    """(ir graph, its inferred GraphProto) for the graph and each subgraph (same node order)."""
-    yield graph, proto, is_main
-    for node, pnode in zip(graph, proto.node):
-        for pattr in pnode.attribute:
-            attr = node.attributes.get(pattr.name)
-            if attr is None:
-                continue
-            if attr.type == ir.AttributeType.GRAPH:
-                yield from _paired(attr.as_graph(), pattr.g, False)
-            elif attr.type == ir.AttributeType.GRAPHS:
-                for sub, psub in zip(attr.as_graphs(), pattr.graphs):
-                    yield from _paired(sub, psub, False)
-
-
-def _found(gproto) -> dict:
-    found = {}
-    for vi in [*gproto.value_info, *gproto.output, *gproto.input]:
-        if vi.HasField("type"):
-            found.setdefault(vi.name, vi.type)
-    return found
-
-
-def _serialize_light(model: ir.Model):
-    """Model proto with big main-graph initializers turned into typed inputs (restored after)."""
-    graph = model.graph
-    moved: list[ir.Value] = []
-    n_inputs = len(graph.inputs)
-    try:
-        for value in list(graph.initializers.values()):
-            tensor = value.const_value
-            if tensor is None or tensor.nbytes <= _BIG_INITIALIZER_BYTES:
-                continue
-            if value.shape is None:
-                value.shape = ir.Shape(tensor.shape)
-            if value.dtype is None:
-                value.dtype = tensor.dtype
-            graph.initializers.pop(value.name)
-            value.const_value = None
-            value.meta["_pd2onnx_tensor"] = tensor
-            if not value.is_graph_input():
-                graph.inputs.append(value)
-            moved.append(value)
-        return ir.serde.serialize_model(model)
-    finally:
-        for value in moved:
-            value.const_value = value.meta.pop("_pd2onnx_tensor")
-            graph.register_initializer(value)
-        while len(graph.inputs) > n_inputs:
-            graph.inputs.pop()  # pop() (unlike del of a slice) clears the value's input flag
-
-
-def merge_type(value: ir.Value, type_proto) -> int:
-    """Merge an inferred TypeProto into ``value``: a type where it had none, a shape where it
-    had none, a static dim where its dim was unknown; returns the number of gains."""
-    if value.type is not None and value.shape is not None and all(isinstance(d, int) for d in value.shape):
-        return 0  # nothing to gain
-    if type_proto.HasField("tensor_type"):  # the common case, read directly (no deserializing)
-        tt = type_proto.tensor_type
-        if not tt.elem_type:
-            return 0
-        gained = 0
-        if value.type is None:
-            value.type = ir.TensorType(ir.DataType(tt.elem_type))
-            gained += 1
-        elif not isinstance(value.type, ir.TensorType) or value.type.dtype != tt.elem_type:
-            return 0  # a conflict: keep what the value carries
-        if not tt.HasField("shape"):
-            return gained
-        dims = [d.dim_value if d.HasField("dim_value") else ir.SymbolicDim(d.dim_param or None)
-                for d in tt.shape.dim]
-        return gained + merge_shape(value, dims)
-    gained = 0
-    if value.type is None:
-        try:
-            t = ir.serde.deserialize_type_proto_for_type(type_proto)
-        except Exception:  # noqa: BLE001 - e.g. a sequence of unknown element type
-            t = None
-        if t is None:
-            return 0
-        value.type = t
-        gained += 1
-    elif type_str(value.type) != _proto_type_str(type_proto):
-        return gained  # a conflict: keep what the value carries
-    try:
-        new = ir.serde.deserialize_type_proto_for_shape(type_proto)
-    except Exception:  # noqa: BLE001
-        new = None
-    if new is None:
-        return gained
-    return gained + merge_shape(value, list(new))
-
-
-def _proto_type_str(type_proto) -> str | None:
-    try:
-        return type_str(ir.serde.deserialize_type_proto_for_type(type_proto))
-    except Exception:  # noqa: BLE001
-        return None
-
-
-def merge_shape(value: ir.Value, new_dims: list) -> int:
-    """Gains of ``new_dims`` (ints, SymbolicDims) over ``value``'s shape: 1 when it had no
-    shape or an unknown dim became static; a name for an unnamed unknown dim is taken too
-    (not a gain). Another rank is a conflict: the value keeps its shape."""
-    old = value.shape
-    if old is None:
-        value.shape = ir.Shape(new_dims)
-        return 1
-    if len(old) != len(new_dims):
-        return 0
-    merged: list[int | ir.SymbolicDim] = []
-    changed = False
-    for od, nd in zip(old, new_dims):
-        if not isinstance(od, int) and isinstance(nd, int):
-            merged.append(nd)
-            changed = True
-        elif isinstance(od, ir.SymbolicDim) and od.value is None and isinstance(nd, ir.SymbolicDim) and nd.value:
-            merged.append(nd)
-        else:
-            merged.append(od)
-    if changed or merged != list(old):
-        value.shape = ir.Shape(merged)
-    return int(changed)
 
 
 # ---------------------------------------------------------------------------------------- typer
@@ -436,7 +127,7 @@ class _Typer:
     def __init__(self, model: ir.Model, hint: Hint | None):
         self.model = model
         self.hint = hint
-        self.inference = _Inference(model)
+        self.inference = Inference(model)
         self.opset = model.opset_imports.get("", model.opset_imports.get("ai.onnx", 1))
         self.no_rank: dict[ir.Value, str] = {}
         self.empty: set[ir.Value] = set()  # sequences known to hold no element
@@ -740,7 +431,7 @@ class _Typer:
                     except Exception:  # noqa: BLE001 - a spelling without an ir type
                         continue
                     gained += 1
-        for out, tp in zip(node.outputs, _onnx_node_inference(node, schema, self.opset)):
+        for out, tp in zip(node.outputs, node_inference(node, schema, self.opset)):
             if tp is not None:
                 gained += merge_type(out, tp)
         return gained
@@ -786,88 +477,6 @@ class _Typer:
                 v.shape, gained = ir.Shape(list(dims)), gained + 1
                 self.kept.add(v)
         return gained
-
-
-def node_rule_types(node: ir.Node, schema) -> list[str | None] | None:
-    """Output types of a default-domain node from its inputs' types and its attributes (the
-    ops whose type a rule gives: casts, constants, sequence ops, constraint binding)."""
-    op = node.op_type
-    ins = [type_str(v.type) if v is not None else None for v in node.inputs]
-    attrs = node.attributes
-
-    def attr_dtype(name: str, default: str | None) -> str | None:
-        a = attrs.get(name)
-        return default if a is None else dtype_name(ir.DataType(a.as_int()))
-
-    if op == "Cast":
-        return [attr_dtype("to", None)]
-    if op == "CastLike":
-        return [ins[1] if len(ins) > 1 else None]
-    if op == "Constant":
-        if "value" in attrs:
-            return [dtype_name(attrs["value"].as_tensor().dtype)]
-        if "value_float" in attrs or "value_floats" in attrs:
-            return ["float"]
-        if "value_int" in attrs or "value_ints" in attrs:
-            return ["int64"]
-        return None
-    if op == "ConstantOfShape":
-        return [dtype_name(attrs["value"].as_tensor().dtype) if "value" in attrs else "float"]
-    if op == "SequenceEmpty":
-        return [_seq(attr_dtype("dtype", "float"))]
-    if op in ("SequenceConstruct", "SplitToSequence"):
-        return [_seq(ins[0] if ins else None)]
-    if op in ("SequenceAt", "ConcatFromSequence"):
-        return [_element(ins[0] if ins else None)]
-    if op in ("SequenceInsert", "SequenceErase"):
-        return [ins[0] if ins else None]
-    if op == "SequenceLength":
-        return ["int64"]
-    bound_b = binding(node, schema)
-    bound = bound_b[0] if bound_b else {}
-    allowed = {c.type_param_str: [short(s) for s in c.allowed_type_strs] for c in schema.type_constraints}
-    result: list[str | None] = []
-    for k in range(len(node.outputs)):
-        f = formal(schema.outputs, k)
-        if f is None:
-            result.append(None)
-            continue
-        ts = f.type_str
-        if ts in bound and bound[ts] is not None:
-            result.append(bound[ts])
-        elif ts in allowed and len(allowed[ts]) == 1:
-            result.append(allowed[ts][0])
-        elif ts not in allowed:
-            result.append(short(ts))
-        else:
-            return None  # typed by an attribute: ask ONNX
-    return result
-
-
-def _onnx_node_inference(node: ir.Node, schema, opset: int) -> list:
-    """ONNX's inference of this node alone (TypeProto or None per output), from its inputs'
-    types and the data of its small constant inputs."""
-    import onnx.helper
-    import onnx.shape_inference
-
-    try:
-        proto = ir.serde.serialize_node(node)
-        input_types, input_data = {}, {}
-        for v in node.inputs:
-            if v is None or v.type is None:
-                continue
-            vi = ir.serde.serialize_value(v)
-            input_types[v.name] = vi.type
-            if v.const_value is not None and v.const_value.nbytes <= _BIG_INITIALIZER_BYTES:
-                data = ir.serde.serialize_tensor(v.const_value)
-                data.name = v.name
-                input_data[v.name] = data
-        result = onnx.shape_inference.infer_node_outputs(
-            schema, proto, input_types, input_data=input_data,
-            opset_imports=[onnx.helper.make_opsetid("", opset)])
-    except Exception:  # noqa: BLE001 - inference is best effort; the node stays as it is
-        return []
-    return [result.get(o.name) for o in node.outputs]
 
 
 def infer_types(model: ir.Model, hint: Hint | None = None) -> TypeReport:

@@ -1,6 +1,6 @@
 """Shape inference (onnx's, made safe for big models) and user overrides of input shapes.
 
-``infer-shapes`` is one round of ``pd2onnx.optimize.value_types``: it serializes the model
+``infer-shapes`` is one round of ``pd2onnx.optimize.onnx_inference``: it serializes the model
 *without* its large initializers (they become typed graph inputs for the call, so a >2 GB
 model is never put into one protobuf), runs ``onnx.shape_inference.infer_shapes``
 (non-strict, with data propagation) and merges back only information that is new: a dtype
@@ -20,8 +20,9 @@ import onnx_ir as ir
 
 from pd2onnx.errors import UsageError
 from pd2onnx.optimize._ir import iter_graphs
+from pd2onnx.optimize.onnx_inference import onnx_round
 from pd2onnx.optimize.passes.base import OptimizerPass
-from pd2onnx.optimize.value_types import infer_types, onnx_round
+from pd2onnx.optimize.value_types import infer_types
 
 logger = logging.getLogger(__name__)
 
