@@ -39,11 +39,14 @@ def convert(
     input_shapes: dict[str, Any] | None = None,
     custom_ops: dict[str, str] | None = None,
     fold_qdq: bool = False,
+    strip_provenance: bool = False,
 ) -> ir.Model:
     """Read a Paddle model and return the ONNX model (onnx_ir), optimized by default.
 
     ``custom_ops`` maps Paddle op types to custom-domain ONNX op names (domain ``Paddle``).
     ``fold_qdq`` turns a quantized model into a float one (Q/DQ folded into the weights).
+    The model records which Paddle op each node and value came from (``pd2onnx verify``
+    uses it; docs/verify.md); ``strip_provenance`` leaves that record out.
     """
     from pd2onnx import progress
     from pd2onnx.convert import export_program
@@ -67,6 +70,12 @@ def convert(
         progress.stage("converting to float16")
         for message in to_fp16(onnx_model, keep_io_types=keep_io_types):
             log.warning(message)
+    from pd2onnx import provenance
+
+    if strip_provenance:
+        provenance.strip(onnx_model)
+    else:
+        provenance.store(onnx_model)
     return onnx_model
 
 
@@ -173,6 +182,7 @@ def export(
     optimize_tool: str = "polygraphy",
     keep_io_types: bool = False,
     input_shapes: dict[str, Any] | None = None,
+    strip_provenance: bool = False,
     **unknown: Any,
 ) -> bytes | None:
     """Convert a Paddle model; write ``save_file`` (returns None) or return the ONNX bytes.
@@ -190,6 +200,8 @@ def export(
     ``dist_prim_all``, ``enable_experimental_op``, ``deploy_backend`` other than
     onnxruntime, ``calibration_file`` and ``optimize_tool`` have no effect here: a warning
     names the ones set. ``input_shapes`` ({name: dims}) fixes input shapes (pd2onnx only).
+    ``strip_provenance`` leaves out the record of which Paddle op each node came from
+    (pd2onnx only; ``pd2onnx verify`` uses it).
     """
     from pd2onnx.onnx_io import check_writable, save_model, to_bytes
 
@@ -205,7 +217,7 @@ def export(
             os.fspath(model_filename), os.fspath(params_filename) if params_filename else None,
             opset=opset_version, auto_opset=auto_upgrade_opset, optimize=enable_optimize,
             fp16=export_fp16_model, keep_io_types=keep_io_types, input_shapes=input_shapes,
-            custom_ops=custom_op_info,
+            custom_ops=custom_op_info, strip_provenance=strip_provenance,
         )
         if enable_onnx_checker:
             check(onnx_model)
@@ -230,7 +242,7 @@ _JIT_SAVE_CONFIGS = frozenset(
 _EXPORT_KEYWORDS = frozenset(
     {"auto_upgrade_opset", "dist_prim_all", "verbose", "enable_onnx_checker", "enable_experimental_op",
      "enable_optimize", "custom_op_info", "deploy_backend", "calibration_file", "external_file",
-     "export_fp16_model", "optimize_tool", "keep_io_types", "input_shapes"}
+     "export_fp16_model", "optimize_tool", "keep_io_types", "input_shapes", "strip_provenance"}
 )
 
 

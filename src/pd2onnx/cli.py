@@ -93,6 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fold-qdq", action="store_true",
                    help="quantized models: fold Q/DQ into float weights (a float model; default keeps int8 QDQ)")
     p.add_argument("--check", action="store_true", help="run onnx.checker (full) on the result")
+    p.add_argument("--strip-provenance", action="store_true",
+                   help="leave out the record of which Paddle op each node came from (used by verify)")
     _add_common(p)
 
     p = sub.add_parser("info", help="describe a Paddle model (no conversion)")
@@ -105,16 +107,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     _add_common(p)
 
-    p = sub.add_parser("verify", help="compare ONNX Runtime with Paddle on the same inputs")
+    p = sub.add_parser("verify", help="compare ONNX Runtime with Paddle on the same inputs; find the op that differs",
+                       description="Compare ONNX Runtime with Paddle on the same inputs. --locate finds the first "
+                                   "op whose output leaves the tolerance; --replay runs each op's ONNX nodes on "
+                                   "Paddle's own input values. Verdict: match (exit 0), amplified (exit 0: the "
+                                   "outputs differ but every op replays within tolerance), mismatch (exit 3). "
+                                   "See docs/verify.md.")
     p.add_argument("model", help="the Paddle model")
     p.add_argument("--onnx", help="converted model (default: convert now)")
     p.add_argument("--params", help="params file")
     p.add_argument("--inputs", help=".npz with one array per model input (by input name)")
-    p.add_argument("--opset", type=int)
+    p.add_argument("--opset", type=int, help="opset when converting now")
+    p.add_argument("--no-optimize", action="store_true",
+                   help="when converting now: skip the optimizer (so that every op keeps its own nodes)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--batch", type=int, default=1, help="size for dynamic dims of random inputs")
-    p.add_argument("--rtol", type=float, default=1e-4)
+    p.add_argument("--rtol", type=float, default=1e-4, help="tolerance relative to each value's range")
     p.add_argument("--atol", type=float, default=1e-4)
+    p.add_argument("--locate", action="store_true", help="compare every intermediate value; name the first op out "
+                                                         "of tolerance and its inputs' errors")
+    p.add_argument("--replay", action="store_true", help="run each op's ONNX nodes on Paddle's own inputs and "
+                                                         "compare with Paddle's outputs")
+    p.add_argument("--json", metavar="FILE", help="write the whole report as JSON")
+    p.add_argument("--all-ops", action="store_true", help="print every op's errors, not only those out of tolerance")
+    p.add_argument("--paddle-python", metavar="PYTHON",
+                   help="interpreter that runs Paddle for --locate/--replay (default: this one)")
     _add_common(p)
 
     p = sub.add_parser("optimize", help="optimize any ONNX model")
@@ -190,6 +207,7 @@ def _convert_options(args: argparse.Namespace) -> dict:
         "keep_io_types": args.keep_io_types,
         "input_shapes": _parse_input_shapes(args.input_shape),
         "fold_qdq": args.fold_qdq,
+        "strip_provenance": args.strip_provenance,
     }
 
 
@@ -326,12 +344,19 @@ def _cmd_ops(args: argparse.Namespace) -> int:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    from pd2onnx.verify import format_report, verify
+    from pd2onnx.verification import format_report, verify
 
+    if args.json:
+        from pd2onnx.onnx_io import check_writable
+
+        check_writable(args.json)
     report = verify(args.model, onnx_file=args.onnx, params_file=args.params, inputs_file=args.inputs,
-                    opset=args.opset, seed=args.seed, batch=args.batch)
-    print(format_report(report, args.rtol, args.atol))
-    return 0 if report.ok(args.rtol, args.atol) else 3
+                    opset=args.opset, seed=args.seed, batch=args.batch, locate=args.locate, replay=args.replay,
+                    rtol=args.rtol, atol=args.atol, optimize=not args.no_optimize, paddle_python=args.paddle_python)
+    print(format_report(report, every_op=args.all_ops))
+    if args.json:
+        report.write_json(args.json)
+    return report.exit_code
 
 
 def _cmd_optimize(args: argparse.Namespace) -> int:

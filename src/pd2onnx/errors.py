@@ -35,6 +35,10 @@ class UsageError(Pd2OnnxError):
     """A bad argument: opset out of range, unwritable output, wrong inputs file, ..."""
 
 
+class VerifyError(Pd2OnnxError):
+    """``verify`` could not get values to compare: Paddle or ONNX Runtime failed to run."""
+
+
 class ConversionError(Pd2OnnxError):
     """An op could not be converted with the attributes or shapes it has."""
 
@@ -92,6 +96,18 @@ class UnsupportedOpError(Pd2OnnxError):
             file=file,
             hint="run 'pd2onnx ops' for the supported list; please report missing ops",
         )
+
+
+class DeclarationsCorrected(Exception):
+    """Raised by ``ctx.correct_declared`` when a corrected type reaches a value that control
+    flow carries (a PIR ``while``'s block argument or an ``if``/``while`` result, through
+    ``yield``): subgraphs already built took the declared type, so the exporter converts again,
+    with the corrected declarations from the start."""
+
+    def __init__(self, site: OpSite, names: list[str]):
+        self.site = site
+        self.names = names
+        super().__init__(f"{site.op_type} ({site}) corrected the declared type of {', '.join(names)}")
 
 
 class OpsetTooLow(Exception):

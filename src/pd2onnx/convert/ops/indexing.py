@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 import onnx_ir as ir
 
+from pd2onnx.convert.casting import c_cast
 from pd2onnx.convert.context import FLOAT_DTYPES, OpContext
 from pd2onnx.convert.ops.tensor import _shape_value
 from pd2onnx.convert.registry import mapper
@@ -479,7 +480,7 @@ def _set_value_update(ctx: OpContext, dtype: str) -> tuple[ir.Value, tuple[int, 
     if int(np.prod(shape)) != len(values):
         raise ctx.fail(f"set_value has {len(values)} values for shape {shape}")
     data = np.asarray(values)
-    data = data != 0 if dtype == "bool" else data.astype(dtypes.to_numpy(dtype))
+    data = data != 0 if dtype == "bool" else c_cast(data, dtypes.to_numpy(dtype))
     return ctx.const(data.reshape(shape)), tuple(shape)
 
 
