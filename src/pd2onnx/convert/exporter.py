@@ -9,6 +9,7 @@ import onnx_ir as ir
 
 from pd2onnx import provenance
 from pd2onnx._version import __version__
+from pd2onnx.convert.computed_types import type_values
 from pd2onnx.convert.context import OpContext, onnx_dtype
 from pd2onnx.convert.registry import get_mapper
 from pd2onnx.convert.state import ConvertState, UnsetValue
@@ -23,7 +24,9 @@ from pd2onnx.errors import (
     UnsupportedOpError,
     UsageError,
 )
+from pd2onnx.optimize.empty_constants import materialize_empty_constants
 from pd2onnx.paddle.program import Op, Program
+from pd2onnx.paddle.program import Value as PaddleValue
 
 log = logging.getLogger(__name__)
 
@@ -283,12 +286,16 @@ def _export_at(program: Program, target: int) -> ir.Model:
         state.env[value.name] = inp
     convert_block_ops(state, program.main.ops)
     finish_refusals(state)
-    _bind_outputs(state)
+    outputs = _bind_outputs(state)
     _drop_unused_initializers(graph)
     # IR version 4 is the first that lets initializers be something else than graph inputs.
     ir_version = max(4, onnx.helper.find_min_ir_version_for([onnx.helper.make_opsetid("", target)]))
     model = ir.Model(graph, ir_version=ir_version, producer_name="pd2onnx", producer_version=__version__)
+    # every value typed as the graph computes it (legalization keeps the types: it types the
+    # casts it adds)
+    type_values(model, state, outputs)
     _legalize(model)
+    materialize_empty_constants(model)  # OpenVINO reads an empty constant as a scalar
     provenance.start(model, program.model_file, program.format)  # pd2onnx.api.convert stores it
     return model
 
@@ -327,8 +334,12 @@ def _graph_name(program: Program) -> str:
     return os.path.splitext(os.path.basename(program.model_file))[0] or "paddle_model"
 
 
-def _bind_outputs(state: ConvertState) -> None:
+def _bind_outputs(state: ConvertState) -> list[tuple[ir.Value, PaddleValue]]:
+    """Make the values Paddle fetches the graph outputs, under the fetch names; returns each
+    with the Paddle value declaring it. Their types are the ones the graph computes (the
+    typing step, ``computed_types``), not Paddle's declarations."""
     program, graph = state.program, state.graph
+    bound: list[tuple[ir.Value, PaddleValue]] = []
     fetch_src = {}
     for op in program.main.ops:
         if op.type == "fetch":
@@ -353,11 +364,6 @@ def _bind_outputs(state: ConvertState) -> None:
             state.names.discard(value.name)
             value.name = out.name
             state.names.add(out.name)
-        if out.dtype is not None:
-            value.type = ir.TensorType(onnx_dtype(out.dtype))
-        if out.shape is not None:
-            # Paddle's compile-time dims can be wrong (2.6 declares 1 for an expand_v2 -1 dim;
-            # 3.3 gets matmul batch broadcasting of unequal ranks wrong), so only the rank is
-            # taken; the optimizer's shape inference fills in the dims it can prove.
-            value.shape = ir.Shape([None] * len(out.shape))
         graph.outputs.append(value)
+        bound.append((value, out))
+    return bound

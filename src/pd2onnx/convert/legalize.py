@@ -18,9 +18,9 @@ generated from onnxruntime), ``legalize`` computes that node in a type that has 
   (``BITWISE``); bool goes through uint8 for order-based and data-movement ops.
 - anything else is left as it is and listed in the returned report (``unresolved``).
 
-The pass needs the type of every value: it takes the type a value declares (graph inputs,
-initializers, values a mapper typed) and otherwise infers it node by node from the ONNX
-schema, descending into If/Loop/Scan bodies (which are legalized too).
+The pass needs the type of every value: it runs ``pd2onnx.optimize.value_types.infer_types``
+first (a no-op on a converted graph, which the converter's typing step has typed already), and
+types the casts and values it makes itself; If/Loop/Scan bodies are legalized too.
 """
 
 from __future__ import annotations
@@ -28,13 +28,14 @@ from __future__ import annotations
 import itertools
 import logging
 from dataclasses import dataclass, field
-from functools import cache
 
 import onnx_ir as ir
 
 from pd2onnx import provenance
 from pd2onnx.convert.naming import fresh_name
 from pd2onnx.convert.ort_kernels import KERNELS, ORT_VERSION
+from pd2onnx.optimize.type_names import binding, dtype_of_name, formal, schema_of, short
+from pd2onnx.optimize.value_types import all_values, infer_types
 
 log = logging.getLogger(__name__)
 
@@ -83,16 +84,6 @@ def _alternatives(op: str, dtype: str) -> tuple[str, ...]:
 
 
 # ---------------------------------------------------------------------------------------- kernels
-@cache
-def _schema(op: str, opset: int):
-    import onnx.defs
-
-    try:
-        return onnx.defs.get_schema(op, opset, "")
-    except Exception:  # noqa: BLE001 - unknown op or an opset before it existed
-        return None
-
-
 def kernel_status(op: str, since_version: int, binding: dict[str, str]) -> bool | None:
     """True when a CPU kernel of ``op`` registered for ``since_version`` takes ``binding``
     (constraint -> type); False when kernels exist for that version but none takes it; None
@@ -110,70 +101,13 @@ def has_kernel(op: str, opset: int, binding: dict[str, str]) -> bool:
     """Whether ONNX Runtime's CPU provider runs ``op`` at model opset ``opset`` with these
     constraint types (``{"T": "bfloat16"}``); ops it has no kernel table entry for count as
     runnable (function ops are expanded by ONNX Runtime)."""
-    schema = _schema(op, opset)
+    schema = schema_of(op, opset)
     if schema is None:
         return False
-    allowed = {c.type_param_str: {_short(s) for s in c.allowed_type_strs} for c in schema.type_constraints}
+    allowed = {c.type_param_str: {short(s) for s in c.allowed_type_strs} for c in schema.type_constraints}
     if any(t not in allowed.get(c, {t}) for c, t in binding.items()):
         return False
     return kernel_status(op, schema.since_version, binding) is not False
-
-
-# ---------------------------------------------------------------------------------------- types
-def _dtype_name(dtype: ir.DataType) -> str:
-    import onnx
-
-    return onnx.TensorProto.DataType.Name(int(dtype)).lower()
-
-
-def _dtype_of(name: str) -> ir.DataType:
-    import onnx
-
-    return ir.DataType(getattr(onnx.TensorProto, name.upper()))
-
-
-def _type_str(t: ir.TypeProtocol | None) -> str | None:
-    """``ir`` type -> kernel-table spelling: "float", "seq(tensor(float))", "optional(...)"."""
-    if t is None:
-        return None
-    if isinstance(t, ir.TensorType):
-        return _dtype_name(t.dtype)
-    inner = _type_str(t.elem_type) if hasattr(t, "elem_type") else None
-    if inner is None:
-        return None
-    if not inner.startswith(("seq(", "optional(")):
-        inner = f"tensor({inner})"
-    if isinstance(t, ir.SequenceType):
-        return f"seq({inner})"
-    if isinstance(t, ir.OptionalType):
-        return f"optional({inner})"
-    return None
-
-
-def _ir_type(s: str) -> ir.TypeProtocol:
-    if s.startswith("seq(") and s.endswith(")"):
-        return ir.SequenceType(_ir_type(s[4:-1]))
-    if s.startswith("optional(") and s.endswith(")"):
-        return ir.OptionalType(_ir_type(s[9:-1]))
-    if s.startswith("tensor(") and s.endswith(")"):
-        s = s[7:-1]
-    return ir.TensorType(_dtype_of(s))
-
-
-def _element(s: str | None) -> str | None:
-    """seq(tensor(float)) -> float."""
-    if s is None or not s.startswith("seq("):
-        return None
-    inner = s[4:-1]
-    return inner[7:-1] if inner.startswith("tensor(") else inner
-
-
-def _seq(s: str | None) -> str | None:
-    return None if s is None else f"seq(tensor({s}))"
-
-
-def _short(type_str: str) -> str:
-    return type_str[7:-1] if type_str.startswith("tensor(") else type_str
 
 
 # ---------------------------------------------------------------------------------------- report
@@ -192,7 +126,6 @@ class _Legalizer:
     def __init__(self, model: ir.Model):
         self.model = model
         self.opset = model.opset_imports.get("", model.opset_imports.get("ai.onnx", 1))
-        self.types: dict[ir.Value, str] = {}
         self.report = LegalizeReport()
         self.names: set[str] = set()
         for graph in [model.graph, *model.graph.subgraphs()]:
@@ -204,100 +137,25 @@ class _Legalizer:
     def fresh(self, base: str) -> str:
         return fresh_name(base, self.names)
 
-    def type_of(self, v: ir.Value | None) -> str | None:
-        if v is None:
-            return None
-        declared = _type_str(v.type)
-        return declared if declared is not None else self.types.get(v)
-
     # ------------------------------------------------------------------ walking
     def run_graph(self, graph: ir.Graph) -> None:
         for node in list(graph):
             if node.domain not in ("", "ai.onnx"):
-                self.infer_outputs(node, None)
                 continue
             if node.op_type in _CONTROL_FLOW:
-                self.control_flow(node)
+                for attr in node.attributes.values():
+                    if attr.type == ir.AttributeType.GRAPH:
+                        self.run_graph(attr.as_graph())
                 continue
-            schema = _schema(node.op_type, self.opset)
+            schema = schema_of(node.op_type, self.opset)
             if schema is None:
                 continue
             self.legalize_node(graph, node, schema)
-            self.infer_outputs(node, schema)
-
-    def control_flow(self, node: ir.Node) -> None:
-        op = node.op_type
-        if op == "If":
-            branches = [node.attributes[k].as_graph() for k in ("then_branch", "else_branch") if k in node.attributes]
-            for body in branches:
-                self.run_graph(body)
-            for i, out in enumerate(node.outputs):
-                for body in branches:
-                    t = self.type_of(body.outputs[i]) if i < len(body.outputs) else None
-                    if t is not None:
-                        self.types.setdefault(out, t)
-                        break
-            return
-        body_attr = node.attributes.get("body")
-        if body_attr is None:
-            return
-        body = body_attr.as_graph()
-        if op == "Loop":
-            seeds = ["int64", "bool"] + [self.type_of(v) for v in node.inputs[2:]]
-            outs = body.outputs[1:]
-        else:  # Scan (opset 9+: the body sees each scan input's element, same type)
-            seeds = [self.type_of(v) for v in node.inputs]
-            outs = body.outputs
-        for v, t in zip(body.inputs, seeds):
-            if t is not None and self.type_of(v) is None:
-                self.types[v] = t
-        self.run_graph(body)
-        for out, b in zip(node.outputs, outs):
-            t = self.type_of(b)
-            if t is not None:
-                self.types.setdefault(out, t)
-
-    # ------------------------------------------------------------------ binding
-    @staticmethod
-    def _formal(formals, i: int):
-        import onnx.defs
-
-        if not formals:
-            return None
-        if i < len(formals):
-            return formals[i]
-        last = formals[-1]
-        return last if last.option == onnx.defs.OpSchema.FormalParameterOption.Variadic else None
-
-    def binding(self, node: ir.Node, schema) -> tuple[dict[str, str | None], dict[str, list[int]]] | None:
-        """constraint -> bound type (None: unknown), and constraint -> input indices; None on
-        a conflict (two inputs binding one constraint to different types)."""
-        constraints = {c.type_param_str for c in schema.type_constraints}
-        bound: dict[str, str | None] = {}
-        where: dict[str, list[int]] = {}
-        for i, v in enumerate(node.inputs):
-            if v is None:
-                continue
-            formal = self._formal(schema.inputs, i)
-            if formal is None or formal.type_str not in constraints:
-                continue
-            if not formal.is_homogeneous:
-                return None
-            c = formal.type_str
-            where.setdefault(c, []).append(i)
-            t = self.type_of(v)
-            if t is None:
-                bound.setdefault(c, None)
-            elif bound.get(c) is None:
-                bound[c] = t
-            elif bound[c] != t:
-                return None
-        return bound, where
 
     # ------------------------------------------------------------------ legalize one node
     def legalize_node(self, graph: ir.Graph, node: ir.Node, schema) -> None:
         op = node.op_type
-        b = self.binding(node, schema)
+        b = binding(node, schema)
         if b is None:
             return
         bound, where = b
@@ -305,7 +163,7 @@ class _Legalizer:
             if bound:
                 self.report.untyped += 1
             return
-        allowed = {c.type_param_str: {_short(s) for s in c.allowed_type_strs} for c in schema.type_constraints}
+        allowed = {c.type_param_str: {short(s) for s in c.allowed_type_strs} for c in schema.type_constraints}
         # The ONNX schema must take the types too (ONNX Runtime checks it before its kernels:
         # e.g. Compress-11 has a bfloat16 kernel but its schema has no bfloat16).
         in_schema = all(t in allowed.get(c, {t}) for c, t in bound.items())
@@ -338,7 +196,7 @@ class _Legalizer:
         changed = {c for c in new if new[c] != bound[c]}
         made: dict[tuple[int, str], ir.Value] = {}
         for c in changed:
-            to = _dtype_of(new[c])
+            to = dtype_of_name(new[c])
             for i in where[c]:
                 v = node.inputs[i]
                 if (id(v), new[c]) in made:
@@ -349,27 +207,24 @@ class _Legalizer:
                 cast.outputs[0].name = self.fresh(f"{v.name}__{new[c]}")
                 cast.outputs[0].type = ir.TensorType(to)
                 cast.outputs[0].shape = v.shape
-                self.types[cast.outputs[0]] = new[c]
                 graph.insert_before(node, cast)
                 provenance.same_op(node, cast)
                 node.replace_input_with(i, cast.outputs[0])
                 made[id(v), new[c]] = cast.outputs[0]
         anchor = node
         for k, out in enumerate(node.outputs):
-            formal = self._formal(schema.outputs, k)
-            c = formal.type_str if formal is not None else None
+            f = formal(schema.outputs, k)
+            c = f.type_str if f is not None else None
             if c not in changed:
                 continue
             original = bound[c]
             back_name = out.name
             out.name = self.fresh(f"{back_name}__{new[c]}")
             self.names.add(back_name)
-            back = ir.Value(name=back_name, type=ir.TensorType(_dtype_of(original)), shape=out.shape)
+            back = ir.Value(name=back_name, type=ir.TensorType(dtype_of_name(original)), shape=out.shape)
             out.replace_all_uses_with(back, replace_graph_outputs=True)
-            out.type = ir.TensorType(_dtype_of(new[c]))
-            self.types[out] = new[c]
-            self.types[back] = original
-            cast = ir.Node("", "Cast", [out], ir.convenience.convert_attributes({"to": _dtype_of(original)}),
+            out.type = ir.TensorType(dtype_of_name(new[c]))
+            cast = ir.Node("", "Cast", [out], ir.convenience.convert_attributes({"to": dtype_of_name(original)}),
                            outputs=[back], name=self.fresh(f"{node.name or node.op_type}/legalize_out{k}"))
             graph.insert_after(anchor, cast)
             provenance.move(out, back)  # the cast's result carries the Paddle value now
@@ -378,110 +233,15 @@ class _Legalizer:
         after = ", ".join(f"{c}={new[c]}" for c in sorted(changed))
         self.report.rewritten.append((node.op_type, before, after))
 
-    # ------------------------------------------------------------------ output types
-    def infer_outputs(self, node: ir.Node, schema) -> None:
-        if all(self.type_of(o) is not None for o in node.outputs):
-            return
-        types = self._rule_types(node, schema)
-        if types is None:
-            types = self._onnx_types(node, schema)
-        for out, t in zip(node.outputs, types or ()):
-            if t is not None and self.type_of(out) is None:
-                self.types[out] = t
-
-    def _rule_types(self, node: ir.Node, schema) -> list[str | None] | None:
-        op = node.op_type
-        ins = [self.type_of(v) for v in node.inputs]
-        attrs = node.attributes
-
-        def attr_dtype(name: str, default: str | None) -> str | None:
-            a = attrs.get(name)
-            return default if a is None else _dtype_name(ir.DataType(a.as_int()))
-
-        if node.domain not in ("", "ai.onnx") or schema is None:
-            return None
-        if op == "Cast":
-            return [attr_dtype("to", None)]
-        if op == "CastLike":
-            return [ins[1] if len(ins) > 1 else None]
-        if op == "Constant":
-            for key in ("value",):
-                if key in attrs:
-                    return [_dtype_name(attrs[key].as_tensor().dtype)]
-            if "value_float" in attrs or "value_floats" in attrs:
-                return ["float"]
-            if "value_int" in attrs or "value_ints" in attrs:
-                return ["int64"]
-            return None
-        if op == "ConstantOfShape":
-            return [_dtype_name(attrs["value"].as_tensor().dtype) if "value" in attrs else "float"]
-        if op in ("SequenceEmpty",):
-            return [_seq(attr_dtype("dtype", "float"))]
-        if op in ("SequenceConstruct", "SplitToSequence"):
-            return [_seq(ins[0] if ins else None)]
-        if op in ("SequenceAt", "ConcatFromSequence"):
-            return [_element(ins[0] if ins else None)]
-        if op in ("SequenceInsert", "SequenceErase"):
-            return [ins[0] if ins else None]
-        if op == "SequenceLength":
-            return ["int64"]
-        bound_b = self.binding(node, schema)
-        bound = bound_b[0] if bound_b else {}
-        allowed = {c.type_param_str: [_short(s) for s in c.allowed_type_strs] for c in schema.type_constraints}
-        result: list[str | None] = []
-        for k in range(len(node.outputs)):
-            formal = self._formal(schema.outputs, k)
-            if formal is None:
-                result.append(None)
-                continue
-            ts = formal.type_str
-            if ts in bound and bound[ts] is not None:
-                result.append(bound[ts])
-            elif ts in allowed and len(allowed[ts]) == 1:
-                result.append(allowed[ts][0])
-            elif ts not in allowed:
-                result.append(_short(ts))
-            else:
-                return None  # typed by an attribute: ask ONNX
-        return result
-
-    def _onnx_types(self, node: ir.Node, schema) -> list[str | None] | None:
-        if schema is None:
-            return None
-        import onnx
-        import onnx.helper
-        import onnx.shape_inference
-
-        try:
-            proto = ir.serde.serialize_node(node)
-            input_types = {}
-            for v in node.inputs:
-                t = self.type_of(v)
-                if v is not None and t is not None:
-                    input_types[v.name] = ir.serde.serialize_type(_ir_type(t))
-            result = onnx.shape_inference.infer_node_outputs(
-                schema, proto, input_types, opset_imports=[onnx.helper.make_opsetid("", self.opset)])
-        except Exception:  # noqa: BLE001 - inference is best effort; the node stays untyped
-            return None
-        out = []
-        for o in node.outputs:
-            tp = result.get(o.name)
-            t = None
-            if tp is not None:
-                try:
-                    t = _type_str(ir.serde.deserialize_type_proto_for_type(tp))
-                except Exception:  # noqa: BLE001
-                    t = None
-            out.append(t)
-        return out
-
 
 def legalize(model: ir.Model) -> LegalizeReport:
     """Rewrite ``model`` in place so that ONNX Runtime's CPU provider has a kernel for every
     default-domain node (see the module docstring); returns what changed and what could not."""
+    if any(v.type is None for _, v in all_values(model)):  # the pass needs dtypes only
+        infer_types(model)
     legalizer = _Legalizer(model)
     legalizer.run_graph(model.graph)
     report = legalizer.report
-    for op, binding, why in report.unresolved:
-        log.debug("legalize: %s (%s) left as it is: %s", op, binding, why)
+    for op, types, why in report.unresolved:
+        log.debug("legalize: %s (%s) left as it is: %s", op, types, why)
     return report

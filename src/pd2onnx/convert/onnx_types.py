@@ -33,3 +33,12 @@ def onnx_dtype(name: str) -> ir.DataType:
         return _ONNX_DTYPES[name]
     except KeyError:
         raise ConversionError(f"dtype {name!r} has no ONNX equivalent") from None
+
+
+def paddle_dtype(dtype: ir.DataType) -> str:
+    """The canonical dtype name of an ONNX element type ("float32" for FLOAT); ONNX's own
+    name for types Paddle has no name for."""
+    for name, onnx_type in _ONNX_DTYPES.items():
+        if onnx_type == dtype:
+            return name
+    return dtype.name.lower()

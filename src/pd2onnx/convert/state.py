@@ -56,6 +56,9 @@ class ConvertState:
     # Ops a mapper refused (all reported at the end) and the Paddle values they left unset
     refusals: list[OpRefused] = field(default_factory=list)
     unset: set[str] = field(default_factory=set)
+    # ONNX value -> the Paddle value it was bound to (name, block index if known): what the
+    # typing step knows of values ONNX's inference cannot type (Paddle's declarations)
+    bound: dict[ir.Value, tuple[str, int | None]] = field(default_factory=dict)
     # Converts a list of ops into the graph being filled (the exporter's walk): control-flow
     # mappers call it for sub-blocks, so no mapper imports the exporter back.
     convert_block: Callable[[ConvertState, list[Op]], None] | None = None
@@ -200,6 +203,7 @@ class ConvertState:
             self.names.discard(value.name)
             value.name = self.unique_name(name)
         self.env[name] = value
+        self.bound.setdefault(value, (name, None if op is None else op.block_idx))
         if op is not None and any(name in names for names in op.outputs.values()):
             if name in self.not_paddle:
                 provenance.not_carried(value, provenance.site_of(op), name, self.not_paddle[name])

@@ -76,11 +76,13 @@ def optimize(
     without it Q/DQ nodes are kept (see :mod:`pd2onnx.optimize.passes.quant`).
     """
     from pd2onnx.errors import UsageError
+    from pd2onnx.optimize.empty_constants import materialize_empty_constants
     from pd2onnx.optimize.passes import PASS_CLASSES
     from pd2onnx.optimize.passes.base import Options
     from pd2onnx.optimize.passes.shapes import apply_input_shapes
     from pd2onnx.optimize.report import OptimizeReport, op_histogram
     from pd2onnx.optimize.scheduler import Scheduler
+    from pd2onnx.optimize.value_types import infer_types
 
     unknown = sorted(set(skip) - set(PASS_NAMES))
     if unknown:
@@ -107,6 +109,9 @@ def optimize(
         qdq_folded = fold.changes
     passes = [(name, cls(options)) for name, cls in PASS_CLASSES.items() if name not in skip]
     result = Scheduler(passes, max_rounds=max_rounds).run(model)
+    materialize_empty_constants(model)  # folding makes empty initializers, which OpenVINO misreads
+    # every value the passes made carries a type and a rank again (Loop-carried values too)
+    infer_types(model)
     histogram_after = op_histogram(model)
     provenance.store(model, refresh=True)
     return OptimizeReport(

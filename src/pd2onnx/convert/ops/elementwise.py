@@ -231,9 +231,12 @@ def scale(ctx: OpContext) -> None:
     """out = scale * x + bias (bias_after_scale) or scale * (x + bias).
 
     scale and bias are 32-bit floats cast to x's type (integer tensors truncate them); the
-    scale may be a runtime tensor (PIR operand or legacy ScaleTensor)."""
-    dtype = ctx.output_dtype()
-    x = ctx.cast(ctx.input("x"), dtype, ctx.input_dtype("x"))
+    scale may be a runtime tensor (PIR operand or legacy ScaleTensor). The result has x's
+    type, as Paddle's kernel writes it, whatever the program declares for it (Paddle 1.x's
+    ``save_inference_model`` declared the ``scale`` it appends float32 also after an int64
+    result such as ``crf_decoding``'s path)."""
+    dtype = ctx.input_dtype("x")
+    x = ctx.input("x")
     s = _float32(ctx.scalar("scale", 1.0))
     bias = _float32(float(ctx.attr("bias", 0.0)))
     if dtype == "bool":

@@ -6,7 +6,9 @@ float inputs/outputs be float16, except
 - the blocklist ``KEEP_FP32`` (random ops, Range, NonMaxSuppression, TopK and RoiAlign
   (ordering/boxes are sensitive to rounding), CumSum (accumulates error), quantization,
   ops typed by attributes (ConstantOfShape, EyeLike, Constant), control flow (If/Loop/Scan:
-  their bodies stay float32; values they capture get a Cast));
+  their bodies stay float32; values they capture get a Cast), sequence ops (sequences keep
+  float32 elements: what is stored into one gets a Cast to float32, what is read from one a
+  Cast to float16));
 - shape arithmetic: any node whose non-constant inputs all derive from Shape/Size (float
   shape maths such as Resize size computations loses integers above 2048 in float16);
 - the consumers of a float32 initializer with a finite value beyond float16's range
@@ -59,6 +61,14 @@ KEEP_FP32 = frozenset(
         "If",
         "Loop",
         "Scan",
+        # sequences keep float32 elements: a tensor stored into one must have its element type
+        "SequenceConstruct",
+        "SequenceInsert",
+        "SequenceAt",
+        "SequenceErase",
+        "SequenceEmpty",
+        "SplitToSequence",
+        "ConcatFromSequence",
     }
 ) | RANDOM_OPS
 
