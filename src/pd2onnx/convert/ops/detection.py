@@ -11,6 +11,7 @@ import numpy as np
 import onnx_ir as ir
 
 from pd2onnx.convert.context import OpContext
+from pd2onnx.convert.ops._sort_util import stable_order
 from pd2onnx.convert.registry import mapper
 from pd2onnx.paddle import dtypes
 from pd2onnx.paddle.program import Op
@@ -44,12 +45,9 @@ def _max_i64(ctx: OpContext, a: ir.Value, b: ir.Value) -> ir.Value:
 
 
 def _stable_sort(ctx: OpContext, perm: ir.Value, key: ir.Value, descending: bool, n: ir.Value) -> ir.Value:
-    """Reorder ``perm`` (positions) by ``key[perm]``, keeping the current order among equal keys.
-
-    ONNX TopK breaks ties by the lower index (TopK-11 spec), which makes it a stable sort.
-    """
-    values = ctx.op.Gather(key, perm, axis=0)
-    _, order = ctx.op.TopK(values, n, axis=0, largest=1 if descending else 0, sorted=1, _outputs=2)
+    """Reorder ``perm`` (positions) by ``key[perm]``, keeping the current order among equal keys
+    (``stable_order``: OpenVINO's TopK does not keep the ONNX tie rule)."""
+    order = stable_order(ctx, ctx.op.Gather(key, perm, axis=0), n, descending)
     return ctx.op.Gather(perm, order, axis=0)
 
 
@@ -188,10 +186,10 @@ def multiclass_nms3(ctx: OpContext) -> None:
         onnx_boxes = nms_boxes
         onnx_scores = masked
     else:
-        onnx_boxes = ctx.op.Reshape(
-            nms_boxes, ctx.op.Concat(ctx.const_i64([-1]), n_box, ctx.const_i64([4]), axis=0)
-        )
-        onnx_scores = ctx.op.Reshape(masked, ctx.op.Concat(ctx.const_i64([-1, 1]), n_box, axis=0))
+        # [N*C, Mmax, 4] / [N*C, 1, Mmax] without a -1 beside a runtime size that may be 0 (an
+        # image without boxes): OpenVINO cannot infer -1 there
+        onnx_boxes = ctx.reshape(ctx.op.Flatten(nms_boxes, axis=2), [0, -1, 4])
+        onnx_scores = ctx.unsqueeze(ctx.op.Flatten(masked, axis=2), [1])
     if not normalized:
         onnx_boxes = ctx.op.Add(onnx_boxes, ctx.const(np.array([0, 0, 1, 1], F32)))
     max_out = ctx.const_i64([nms_top_k if nms_top_k > -1 else _INT64_BIG])

@@ -145,14 +145,6 @@ def _restore(ctx: OpContext, x: ir.Value, back: list[int] | None) -> ir.Value:
     return x if back is None else ctx.op.Transpose(x, perm=back)
 
 
-def _fill_value(dtype: str, high: bool) -> float | int:
-    """+inf/-inf for floats, the largest/smallest value for integers."""
-    if dtype in FLOAT_DTYPES:
-        return math.inf if high else -math.inf
-    info = np.iinfo(dtypes.to_numpy(dtype))
-    return int(info.max if high else info.min)
-
-
 def _triangle(ctx: OpContext, n: IntOrValue, exclusive: bool, reverse: bool) -> ir.Value:
     """[n, n] bool: row i keeps column j when j <= i (exclusive: j < i; reverse: j >= i,
     both: j > i)."""
@@ -265,7 +257,10 @@ def _diagonal(ctx: OpContext, x: ir.Value, dims: list[int], offset: int, axis1: 
         flat_shape = None
     if flat_shape is None:
         flat_shape = ctx.op.Concat(ctx.shape_of(t, 0, rank - 2), ctx.const_i64([-1]), axis=0)
-    return ctx.op.Gather(ctx.reshape(t, flat_shape), flat_index, axis=rank - 2)
+    flat = ctx.reshape(t, flat_shape)
+    if isinstance(length, int) and length == 0:  # no Gather of no indices: OpenVINO reads those
+        return ctx.slice(flat, [0], [0], [rank - 2])  # as a scalar, or (made by ConstantOfShape) crashes
+    return ctx.op.Gather(flat, flat_index, axis=rank - 2)
 
 
 def _diag_axes(ctx: OpContext, rank: int) -> tuple[int, int, int]:
@@ -580,7 +575,12 @@ def mode(ctx: OpContext) -> None:
     same = ctx.op.Equal(ctx.unsqueeze(t, [rank]), ctx.unsqueeze(t, [rank - 1]))
     counts = ctx.reduce("ReduceSum", ctx.cast(same, "int64"), [rank], keepdims=False)
     best = ctx.op.Equal(counts, ctx.reduce("ReduceMax", counts, [rank - 1], keepdims=True))
-    fill = ctx.const(_fill_value(dtype, high=True), dtype)
+    # not-a-candidate fill: +inf, or for integers the slice's own largest value (the dtype's
+    # largest turns into another number in OpenVINO, which computes int64 in int32)
+    if dtype in FLOAT_DTYPES:
+        fill = ctx.const(math.inf, dtype)
+    else:
+        fill = ctx.reduce("ReduceMax", t, [rank - 1], keepdims=True)
     value = ctx.reduce("ReduceMin", ctx.op.Where(best, t, fill), [rank - 1], keepdims=True)
     n = _dim(ctx, x, dims, axis)
     positions = ctx.op.Range(ctx.const_i64(0), _i64(ctx, n), ctx.const_i64(1))
@@ -776,12 +776,32 @@ def fft_r2c(ctx: OpContext) -> None:
     dims = [int(d) for d in ctx.input_shape("x")]
     axes = _fft_axes(ctx, len(dims))
     y = ctx.unsqueeze(ctx.input("x"), [0, len(dims) + 1])  # a batch dim, a [re] dim
-    y = _dft(ctx, y, axes[-1] + 1, bool(ctx.attr("onesided", True)))
+    onesided = bool(ctx.attr("onesided", True))
+    y = _dft(ctx, y, axes[-1] + 1, onesided)
     for a in axes[:-1]:
         y = _dft(ctx, y, a + 1)
     if not bool(ctx.attr("forward", True)):  # the inverse direction of a real signal
         y = _conj(ctx, y, dtype)
-    ctx.set_output("out", ctx.squeeze(_fft_scale(ctx, y, dims, axes, dtype), [0]))
+    y = _fft_scale(ctx, y, dims, axes, dtype)
+    # the batch dim goes by a Reshape to the result's shape, not a Squeeze: OpenVINO's DFT of a
+    # real [..., n, 1] signal keeps the 1 ([..., m, 1, 2]), which the Reshape drops
+    ctx.set_output("out", ctx.op.Reshape(y, _r2c_shape(ctx, dims, axes[-1], onesided)))
+
+
+def _r2c_shape(ctx: OpContext, dims: list[int], last: int, onesided: bool) -> ir.Value:
+    """[*dims, 2] with the onesided axis cut to n // 2 + 1 (static, or from Shape(x))."""
+    out = list(dims)
+    if onesided and dims[last] >= 0:
+        out[last] = dims[last] // 2 + 1
+    if all(d >= 0 for d in out):
+        return ctx.const_i64(out + [2])
+    x_dims = ctx.op.Shape(ctx.input("x"))
+    if onesided and dims[last] < 0:
+        half = ctx.op.Add(ctx.op.Div(ctx.slice(x_dims, [last], [last + 1], [0]), ctx.const_i64([2])),
+                          ctx.const_i64([1]))
+        x_dims = ctx.op.Concat(ctx.slice(x_dims, [0], [last], [0]), half,
+                               ctx.slice(x_dims, [last + 1], [len(dims)], [0]), axis=0)
+    return ctx.op.Concat(x_dims, ctx.const_i64([2]), axis=0)
 
 
 def _complex_input(ctx: OpContext) -> tuple[ir.Value, str, list[int]]:
