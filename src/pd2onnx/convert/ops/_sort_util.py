@@ -8,7 +8,9 @@ where class ids, image ids and levels repeat by construction), the order is take
 that cannot tie: each key's dense rank (0 for the smallest distinct value, 1 for the next,
 ... read off one TopK, where equal values are adjacent whatever their order) times n, plus
 its position. A second TopK over those unique keys is the stable order on any runtime.
-The unique keys stay below n^2: exact in int64, and in OpenVINO's int32 for n < 46341.
+The unique keys stay below (distinct values) x n: exact in int64, and in OpenVINO (which
+computes int64 in int32) while that stays below 2^31 (any n up to 46340; multiclass_nms3
+therefore sorts by score only what keep_top_k keeps).
 """
 
 from __future__ import annotations
@@ -31,3 +33,16 @@ def stable_order(ctx: OpContext, values: ir.Value, n: ir.Value, descending: bool
     unique = ctx.op.Add(ctx.op.Mul(rank, n), positions)
     _, stable = ctx.op.TopK(unique, n, axis=0, largest=0, sorted=1, _outputs=2)
     return stable
+
+
+def top_k_mask(ctx: OpContext, x: ir.Value, k: ir.Value, axis: int) -> ir.Value:
+    """bool, x's shape: the k largest along ``axis`` (``k`` an int64 [1] tensor), equal values
+    taken from the lower index, as ONNX TopK picks them, on any runtime: everything above the
+    k-th value, then as many of the values equal to it as there is room for, in index order.
+    (TopK's values, unlike its indices, do not depend on how a runtime orders ties.)"""
+    values, _ = ctx.op.TopK(x, k, axis=axis, largest=1, sorted=1, _outputs=2)
+    kth = ctx.slice(values, ctx.op.Sub(k, ctx.const_i64([1])), k, [axis])
+    above, tied = ctx.op.Greater(x, kth), ctx.op.Equal(x, kth)
+    room = ctx.op.Sub(k, ctx.reduce("ReduceSum", ctx.cast(above, "int64", "bool"), [axis], keepdims=True))
+    tie_rank = ctx.op.CumSum(ctx.cast(tied, "int64", "bool"), ctx.const(np.int64(axis)))  # 1, 2, ... among ties
+    return ctx.op.Or(above, ctx.op.And(tied, ctx.op.Not(ctx.op.Greater(tie_rank, room))))
