@@ -67,3 +67,61 @@ def test_failed_write_leaves_no_file(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError):
         save_model(_model(), str(tmp_path / "m.onnx"))
     assert list(tmp_path.iterdir()) == []
+
+
+def _invalid_model() -> ir.Model:
+    """A Relu without its input, named as the converter names nodes (Paddle op relu, block 0, op #3)."""
+    model = _model()
+    bad = ir.Node("", "Relu", [], num_outputs=1, name="relu_0_3/Relu_1")
+    bad.outputs[0].name = "bad"
+    bad.outputs[0].type = ir.TensorType(ir.DataType.FLOAT)
+    bad.outputs[0].shape = ir.Shape([2])
+    model.graph.append(bad)
+    model.graph.outputs.append(bad.outputs[0])
+    return model
+
+
+@pytest.mark.parametrize("external", [None, True])
+def test_file_failing_the_checker_is_not_written(tmp_path, external):
+    """Every written file passes onnx.checker before it is renamed into place (the streamed
+    file through a view of its structure, the external-data form by path)."""
+    from pd2onnx.errors import ConversionError
+
+    with pytest.raises(ConversionError) as info:
+        save_model(_invalid_model(), str(tmp_path / "m.onnx"), external_data=external)
+    text = str(info.value)
+    assert "does not pass onnx.checker" in text and "Relu" in text, text
+    assert "comes from Paddle op relu (block 0, op #3)" in text
+    assert str(tmp_path / "m.onnx") in text
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bytes_failing_the_checker_are_not_returned():
+    from pd2onnx.errors import ConversionError
+    from pd2onnx.onnx_io import to_bytes
+
+    with pytest.raises(ConversionError, match="does not pass onnx.checker"):
+        to_bytes(_invalid_model())
+    assert onnx.load_from_string(to_bytes(_model())).graph.node
+
+
+def test_checker_view_matches_the_streamed_file(tmp_path):
+    """The view onnx.checker sees holds the written file's structure, each initializer
+    pointing at its raw bytes inside the file."""
+    from pd2onnx.onnx_io import write_streamed
+
+    path = tmp_path / "m.onnx"
+    with open(path, "wb") as f:
+        skeleton = write_streamed(_model(), f)
+    view = onnx.load(skeleton.checker_view(str(tmp_path), "m.onnx"), load_external_data=False)
+    written = onnx.load(str(path))
+    data = path.read_bytes()
+    assert [t.name for t in view.graph.initializer] == [t.name for t in written.graph.initializer]
+    for shown, real in zip(view.graph.initializer, written.graph.initializer):
+        where = {e.key: e.value for e in shown.external_data}
+        start, length = int(where["offset"]), int(where["length"])
+        assert data[start:start + length] == real.raw_data
+        assert list(shown.dims) == list(real.dims) and shown.data_type == real.data_type
+    view.graph.ClearField("initializer")
+    written.graph.ClearField("initializer")
+    assert view.graph == written.graph

@@ -1,12 +1,16 @@
-"""Regenerate tests/fixtures/smoke/: small models written by Paddle through the test harness,
-used by the clean-install smoke stage (tools/smoke.sh), which has neither Paddle nor the tests.
+"""Regenerate tests/fixtures/smoke/: small model folders as Paddle's toolkits leave them, with
+programs written by Paddle through the test harness, used by the clean-install smoke stage
+(tools/smoke.sh), which has neither Paddle nor the tests.
 
-    python tools/make_smoke_fixtures.py
+    python tools/make_smoke_fixtures.py     (PD2ONNX_TEST_CACHE=DIR: take the builds from that cache)
 
-Writes, each with ``io.npz`` (inputs ``in0`` and Paddle's outputs ``out0``):
-  pir/       model.json + model.pdiparams          (Paddle 3.3, PIR)
-  legacy/    model.pdmodel + model.pdiparams       (Paddle 2.6, ProgramDesc)
-  separate/  __model__ + one file per parameter    (Paddle 2.6, the older layout)
+Writes one folder per kind (tests/reader/folder_kinds.py: the toolkit's configs plus notes
+in JSON beside the model), each with ``io.npz`` (inputs ``in0`` and Paddle's outputs ``out0``):
+  paddlex/    inference.json + inference.pdiparams + inference.yml          (Paddle 3.3, PIR)
+  paddledet/  model.pdmodel + model.pdiparams + infer_cfg.yml               (Paddle 2.6, ProgramDesc)
+  paddleseg/  model.json + model.pdiparams + deploy.yaml                    (Paddle 3.3, PIR)
+  paddlenlp/  inference.pdmodel + inference.pdiparams + config.json, tokenizer files, vocab.txt (2.6)
+  paddle1x/   __model__ + one file per parameter + meta.json                (Paddle 2.6, the older layout)
 """
 
 from __future__ import annotations
@@ -18,30 +22,34 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "tests", "fixtures", "smoke")
+WANTED = (("paddlex", "pir"), ("paddledet", "legacy"), ("paddleseg", "pir"), ("paddlenlp", "legacy"),
+          ("paddle1x", "legacy"))
 
 
 def main() -> None:
-    os.environ["PD2ONNX_TEST_CACHE"] = tempfile.mkdtemp(prefix="pd2onnx-smoke-build-")
+    own_cache = "PD2ONNX_TEST_CACHE" not in os.environ  # builds are keyed by content: a shared cache serves
+    if own_cache:
+        os.environ["PD2ONNX_TEST_CACHE"] = tempfile.mkdtemp(prefix="pd2onnx-smoke-build-")
     sys.path.insert(0, os.path.join(ROOT, "tests"))
+    sys.path.insert(0, os.path.join(ROOT, "tests", "reader"))
+    from folder_kinds import KINDS, make_folder
+
     from harness import builder
     from harness.cases import REGISTRY, load_case_files
 
     load_case_files(os.path.join(ROOT, "tests", "fixtures"), "smokecases")
     load_case_files(os.path.join(ROOT, "tests", "reader"), "readercases")
-    wanted = [(REGISTRY["smoke_cnn"], "pir", "pir"), (REGISTRY["smoke_cnn"], "legacy", "legacy"),
-              (REGISTRY["layout_separate_files"], "legacy", "separate")]
-    builder.build_all([c for c, _, _ in wanted])
+    cases = [REGISTRY[KINDS[kind].case] for kind, _ in WANTED]
+    builder.build_all(cases)
     shutil.rmtree(OUT, ignore_errors=True)
-    for case, fmt, name in wanted:
+    for (kind, fmt), case in zip(WANTED, cases):
         built = builder.get(case, fmt)
         if built.error:
             raise SystemExit(f"Paddle could not build {case.name} ({fmt}):\n{built.error}")
-        target = os.path.join(OUT, name)
-        source = built.model_file if os.path.isdir(built.model_file) else built.dir
-        shutil.copytree(source, target, ignore=shutil.ignore_patterns("view.json", "files.json", "*.info",
-                                                                       "README.txt", "io.npz"))
+        target = make_folder(KINDS[kind], built, os.path.join(OUT, kind))
         shutil.copy(os.path.join(built.dir, "io.npz"), os.path.join(target, "io.npz"))
-    shutil.rmtree(os.environ["PD2ONNX_TEST_CACHE"], ignore_errors=True)
+    if own_cache:
+        shutil.rmtree(os.environ["PD2ONNX_TEST_CACHE"], ignore_errors=True)
     for dirpath, _, files in sorted(os.walk(OUT)):
         for f in sorted(files):
             path = os.path.join(dirpath, f)

@@ -39,29 +39,43 @@ def convert(
     input_shapes: dict[str, Any] | None = None,
     custom_ops: dict[str, str] | None = None,
     fold_qdq: bool = False,
+    strip_provenance: bool = False,
 ) -> ir.Model:
     """Read a Paddle model and return the ONNX model (onnx_ir), optimized by default.
 
     ``custom_ops`` maps Paddle op types to custom-domain ONNX op names (domain ``Paddle``).
     ``fold_qdq`` turns a quantized model into a float one (Q/DQ folded into the weights).
+    The model records which Paddle op each node and value came from (``pd2onnx verify``
+    uses it; docs/verify.md); ``strip_provenance`` leaves that record out.
     """
+    from pd2onnx import progress
     from pd2onnx.convert import export_program
     from pd2onnx.convert.registry import custom_ops as custom_op_scope
     from pd2onnx.paddle import load
 
+    progress.stage("reading the model")
     program = load(model, params_file)
+    progress.stage(f"converting {sum(1 for _ in program.walk_ops())} ops")
     with custom_op_scope(custom_ops):
         onnx_model = export_program(program, opset=opset, auto_opset=auto_opset)
     if optimize or fp16 or input_shapes or fold_qdq:
         from pd2onnx.optimize import optimize as run_optimizer
 
+        progress.stage("optimizing")
         report = run_optimizer(onnx_model, input_shapes=input_shapes, fold_qdq=fold_qdq)
         log.info("optimizer: %s", report.format().splitlines()[0] if report.format() else "")
     if fp16:
         from pd2onnx.optimize import to_fp16
 
+        progress.stage("converting to float16")
         for message in to_fp16(onnx_model, keep_io_types=keep_io_types):
             log.warning(message)
+    from pd2onnx import provenance
+
+    if strip_provenance:
+        provenance.strip(onnx_model)
+    else:
+        provenance.store(onnx_model)
     return onnx_model
 
 
@@ -168,6 +182,7 @@ def export(
     optimize_tool: str = "polygraphy",
     keep_io_types: bool = False,
     input_shapes: dict[str, Any] | None = None,
+    strip_provenance: bool = False,
     **unknown: Any,
 ) -> bytes | None:
     """Convert a Paddle model; write ``save_file`` (returns None) or return the ONNX bytes.
@@ -185,6 +200,8 @@ def export(
     ``dist_prim_all``, ``enable_experimental_op``, ``deploy_backend`` other than
     onnxruntime, ``calibration_file`` and ``optimize_tool`` have no effect here: a warning
     names the ones set. ``input_shapes`` ({name: dims}) fixes input shapes (pd2onnx only).
+    ``strip_provenance`` leaves out the record of which Paddle op each node came from
+    (pd2onnx only; ``pd2onnx verify`` uses it).
     """
     from pd2onnx.onnx_io import check_writable, save_model, to_bytes
 
@@ -200,7 +217,7 @@ def export(
             os.fspath(model_filename), os.fspath(params_filename) if params_filename else None,
             opset=opset_version, auto_opset=auto_upgrade_opset, optimize=enable_optimize,
             fp16=export_fp16_model, keep_io_types=keep_io_types, input_shapes=input_shapes,
-            custom_ops=custom_op_info,
+            custom_ops=custom_op_info, strip_provenance=strip_provenance,
         )
         if enable_onnx_checker:
             check(onnx_model)
@@ -225,7 +242,7 @@ _JIT_SAVE_CONFIGS = frozenset(
 _EXPORT_KEYWORDS = frozenset(
     {"auto_upgrade_opset", "dist_prim_all", "verbose", "enable_onnx_checker", "enable_experimental_op",
      "enable_optimize", "custom_op_info", "deploy_backend", "calibration_file", "external_file",
-     "export_fp16_model", "optimize_tool", "keep_io_types", "input_shapes"}
+     "export_fp16_model", "optimize_tool", "keep_io_types", "input_shapes", "strip_provenance"}
 )
 
 
@@ -268,6 +285,7 @@ def check(onnx_model: ir.Model) -> None:
     from pd2onnx.onnx_io import EXTERNAL_DATA_THRESHOLD, initializer_bytes
 
     if initializer_bytes(onnx_model) > EXTERNAL_DATA_THRESHOLD:
-        log.warning("model over 2 GB: checking the graph only")
+        log.warning("model over 2 GB: no full check (it needs the weights in memory); the written file "
+                    "still gets onnx.checker's structural check")
         return
     onnx.checker.check_model(ir.serde.serialize_model(onnx_model), full_check=True)

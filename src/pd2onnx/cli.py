@@ -68,9 +68,21 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"pd2onnx {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("convert", help="convert a Paddle model to ONNX")
-    p.add_argument("model", help="model directory, .json/.pdmodel file, or path prefix")
-    p.add_argument("-o", "--output", help="output .onnx file (default: MODEL with .onnx)")
+    p = sub.add_parser("convert", help="convert Paddle models to ONNX",
+                       description="Convert a Paddle model to an .onnx file or a deployment folder; several "
+                       "models (or --recursive) to one folder each under -o OUTROOT/.")
+    p.add_argument("model", nargs="+", help="model folder, .json/.pdmodel file, or path prefix (several: one "
+                   "output folder each under -o)")
+    p.add_argument("-o", "--output",
+                   help="output .onnx file (default: MODEL with .onnx); or a folder (an existing one, or a path "
+                   "ending in /): FOLDER/<stem>.onnx plus the deployment configs beside the model")
+    p.add_argument("--no-copy-configs", action="store_true",
+                   help="output folder: write the .onnx only, copy no deployment configs")
+    p.add_argument("--overwrite", action="store_true", help="output folder: replace files that exist there")
+    p.add_argument("-r", "--recursive", action="store_true",
+                   help="convert every model folder under MODEL into the same tree under -o OUTROOT/")
+    p.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                   help="several models: convert N at a time, each in its own process (0: one per CPU)")
     p.add_argument("--params", help="params file (default: the .pdiparams beside the model)")
     p.add_argument("--opset", type=int, help="target ONNX opset (default 17)")
     p.add_argument("--no-auto-opset", action="store_true", help="fail instead of raising the opset when an op needs more")
@@ -81,6 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fold-qdq", action="store_true",
                    help="quantized models: fold Q/DQ into float weights (a float model; default keeps int8 QDQ)")
     p.add_argument("--check", action="store_true", help="run onnx.checker (full) on the result")
+    p.add_argument("--strip-provenance", action="store_true",
+                   help="leave out the record of which Paddle op each node came from (used by verify)")
     _add_common(p)
 
     p = sub.add_parser("info", help="describe a Paddle model (no conversion)")
@@ -93,16 +107,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     _add_common(p)
 
-    p = sub.add_parser("verify", help="compare ONNX Runtime with Paddle on the same inputs")
+    p = sub.add_parser("verify", help="compare ONNX Runtime with Paddle on the same inputs; find the op that differs",
+                       description="Compare ONNX Runtime with Paddle on the same inputs. --locate finds the first "
+                                   "op whose output leaves the tolerance; --replay runs each op's ONNX nodes on "
+                                   "Paddle's own input values. Verdict: match (exit 0), amplified (exit 0: the "
+                                   "outputs differ but every op replays within tolerance), mismatch (exit 3). "
+                                   "See docs/verify.md.")
     p.add_argument("model", help="the Paddle model")
     p.add_argument("--onnx", help="converted model (default: convert now)")
     p.add_argument("--params", help="params file")
     p.add_argument("--inputs", help=".npz with one array per model input (by input name)")
-    p.add_argument("--opset", type=int)
+    p.add_argument("--opset", type=int, help="opset when converting now")
+    p.add_argument("--no-optimize", action="store_true",
+                   help="when converting now: skip the optimizer (so that every op keeps its own nodes)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--batch", type=int, default=1, help="size for dynamic dims of random inputs")
-    p.add_argument("--rtol", type=float, default=1e-4)
+    p.add_argument("--rtol", type=float, default=1e-4, help="tolerance relative to each value's range")
     p.add_argument("--atol", type=float, default=1e-4)
+    p.add_argument("--locate", action="store_true", help="compare every intermediate value; name the first op out "
+                                                         "of tolerance and its inputs' errors")
+    p.add_argument("--replay", action="store_true", help="run each op's ONNX nodes on Paddle's own inputs and "
+                                                         "compare with Paddle's outputs")
+    p.add_argument("--json", metavar="FILE", help="write the whole report as JSON")
+    p.add_argument("--all-ops", action="store_true", help="print every op's errors, not only those out of tolerance")
+    p.add_argument("--paddle-python", metavar="PYTHON",
+                   help="interpreter that runs Paddle for --locate/--replay (default: this one)")
     _add_common(p)
 
     p = sub.add_parser("optimize", help="optimize any ONNX model")
@@ -157,6 +186,8 @@ def _parse_custom_ops(text: str) -> dict[str, str]:
 
 
 def _setup_logging(args: argparse.Namespace) -> None:
+    from pd2onnx.progress import LogHandler
+
     level = logging.WARNING
     if getattr(args, "quiet", False):
         level = logging.ERROR
@@ -164,26 +195,54 @@ def _setup_logging(args: argparse.Namespace) -> None:
         level = logging.DEBUG
     elif getattr(args, "verbose", 0) == 1:
         level = logging.INFO
-    logging.basicConfig(level=level, format="%(levelname)s: %(message)s")
+    logging.basicConfig(level=level, format="%(levelname)s: %(message)s", handlers=[LogHandler()])
+
+
+def _convert_options(args: argparse.Namespace) -> dict:
+    return {
+        "opset": args.opset,
+        "auto_opset": not args.no_auto_opset,
+        "optimize": not args.no_optimize,
+        "fp16": args.fp16,
+        "keep_io_types": args.keep_io_types,
+        "input_shapes": _parse_input_shapes(args.input_shape),
+        "fold_qdq": args.fold_qdq,
+        "strip_provenance": args.strip_provenance,
+    }
+
+
+def _show_progress(args: argparse.Namespace) -> bool:
+    from pd2onnx import progress
+
+    return progress.wanted() and not args.quiet
 
 
 def _cmd_convert(args: argparse.Namespace) -> int:
+    from pd2onnx import progress
+    from pd2onnx.deploy import is_folder_target
+
+    if args.jobs < 0:
+        raise UsageError(f"-j {args.jobs}: expected a number of processes (0: one per CPU)")
+    if len(args.model) > 1 or args.recursive:
+        return _convert_many(args)
+    model = args.model[0]
+    with progress.display(f"converting {model}", enabled=_show_progress(args)):
+        if args.output and is_folder_target(args.output):
+            return _convert_to_folder(args, model)
+        return _convert_to_file(args, model)
+
+
+def _convert_to_file(args: argparse.Namespace, model_path: str) -> int:
     from pd2onnx.api import check, convert
     from pd2onnx.onnx_io import check_writable, save_model
 
-    output = args.output or (os.path.splitext(args.model.rstrip("/"))[0] + ".onnx")
+    for flag, used in (("--no-copy-configs", args.no_copy_configs), ("-j", args.jobs != 1)):
+        if used:
+            log.warning("%s has no effect when converting one model to a file (it applies to output folders "
+                        "and several models)", flag)
+    output = args.output or (os.path.splitext(model_path.rstrip("/"))[0] + ".onnx")
     check_writable(output)
-    model = convert(
-        args.model,
-        args.params,
-        opset=args.opset,
-        auto_opset=not args.no_auto_opset,
-        optimize=not args.no_optimize,
-        fp16=args.fp16,
-        keep_io_types=args.keep_io_types,
-        input_shapes=_parse_input_shapes(args.input_shape),
-        fold_qdq=args.fold_qdq,
-    )
+    model = convert(model_path, args.params, **_convert_options(args))
     if args.check:
         check(model)
     files = save_model(model, output)
@@ -192,9 +251,46 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     return 0
 
 
+def _convert_to_folder(args: argparse.Namespace, model_path: str) -> int:
+    from pd2onnx.deploy import export_folder, shown_path
+
+    if args.jobs != 1:
+        log.warning("-j has no effect when converting one model")
+    result = export_folder(model_path, args.output, args.params, copy_configs=not args.no_copy_configs,
+                           overwrite=args.overwrite, check=args.check, **_convert_options(args))
+    configs = f"; copied {', '.join(result.configs)}" if result.configs else ""
+    print(f"wrote {shown_path(result.onnx_file)} (opset {result.opset}, {result.nodes} nodes){configs}")
+    return 0
+
+
+def _convert_many(args: argparse.Namespace) -> int:
+    from pd2onnx import progress
+    from pd2onnx.batch import plan_jobs, run_jobs
+    from pd2onnx.deploy import is_folder_target
+
+    if not args.output:
+        raise UsageError("several models (or --recursive) need -o OUTROOT/: each model gets its own folder there")
+    if os.path.exists(args.output) and not is_folder_target(args.output):
+        raise UsageError("several models (or --recursive) are written into a folder, not a file", file=args.output,
+                         hint="pass -o OUTROOT/ (a folder)")
+    if args.params:
+        raise UsageError("--params names the weights of one model; with several models each is found beside "
+                         "its program")
+    jobs = plan_jobs(args.model, args.output, args.recursive)
+    options = {"copy_configs": not args.no_copy_configs, "overwrite": args.overwrite, "check": args.check,
+               **_convert_options(args)}
+    workers = args.jobs or os.cpu_count() or 1
+    with progress.display(f"converting {len(jobs)} models", enabled=_show_progress(args)):
+        outcomes = run_jobs(jobs, options, workers)
+    failed = sum(not o.ok for o in outcomes)
+    print(f"{len(outcomes) - failed} of {len(outcomes)} models converted" + (f", {failed} failed" if failed else ""))
+    return 1 if failed else 0
+
+
 def _cmd_p2o(argv: list[str]) -> int:
     import warnings
 
+    from pd2onnx import progress
     from pd2onnx.api import export, no_effect_notes
 
     parser = _p2o_parser()
@@ -220,7 +316,7 @@ def _cmd_p2o(argv: list[str]) -> int:
         params = None
     out_dir = os.path.dirname(os.path.abspath(args.save_file))
     os.makedirs(out_dir, exist_ok=True)  # as paddle2onnx does
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), progress.display(f"converting {model_file}", enabled=_show_progress(args)):
         warnings.simplefilter("ignore")  # the no-effect notes were logged above
         export(model_file, params, args.save_file, args.opset_version,
                auto_upgrade_opset=args.enable_auto_update_opset, enable_onnx_checker=args.enable_onnx_checker,
@@ -248,12 +344,19 @@ def _cmd_ops(args: argparse.Namespace) -> int:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    from pd2onnx.verify import format_report, verify
+    from pd2onnx.verification import format_report, verify
 
+    if args.json:
+        from pd2onnx.onnx_io import check_writable
+
+        check_writable(args.json)
     report = verify(args.model, onnx_file=args.onnx, params_file=args.params, inputs_file=args.inputs,
-                    opset=args.opset, seed=args.seed, batch=args.batch)
-    print(format_report(report, args.rtol, args.atol))
-    return 0 if report.ok(args.rtol, args.atol) else 3
+                    opset=args.opset, seed=args.seed, batch=args.batch, locate=args.locate, replay=args.replay,
+                    rtol=args.rtol, atol=args.atol, optimize=not args.no_optimize, paddle_python=args.paddle_python)
+    print(format_report(report, every_op=args.all_ops))
+    if args.json:
+        report.write_json(args.json)
+    return report.exit_code
 
 
 def _cmd_optimize(args: argparse.Namespace) -> int:

@@ -35,6 +35,10 @@ class UsageError(Pd2OnnxError):
     """A bad argument: opset out of range, unwritable output, wrong inputs file, ..."""
 
 
+class VerifyError(Pd2OnnxError):
+    """``verify`` could not get values to compare: Paddle or ONNX Runtime failed to run."""
+
+
 class ConversionError(Pd2OnnxError):
     """An op could not be converted with the attributes or shapes it has."""
 

@@ -1,14 +1,17 @@
-"""Reading and writing ONNX files safely: atomic writes, external data above 2 GB."""
+"""Reading and writing ONNX files safely: atomic writes, external data above 2 GB, and
+onnx.checker on every file before it is renamed into place."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 
 import onnx_ir as ir
 
-from pd2onnx.errors import ModelFormatError, UsageError
+from pd2onnx import progress
+from pd2onnx.errors import ConversionError, ModelFormatError, UsageError
 
 # Protobuf cannot serialise messages of 2 GiB or more; stay clear of it.
 EXTERNAL_DATA_THRESHOLD = 1_900_000_000
@@ -39,7 +42,8 @@ def save_model(model: ir.Model, path: str, external_data: bool | str | None = No
 
     ``external_data``: a file name (beside ``path``) or True (``<path>.data``) writes the
     tensors as ONNX external data; None does so only when the initializers would not fit
-    into one protobuf.
+    into one protobuf. The written file must pass ``onnx.checker`` before it is renamed into
+    place (``check_written``), else a ConversionError carries the checker's message.
     """
     check_writable(path)
     path = os.path.abspath(path)
@@ -51,6 +55,7 @@ def save_model(model: ir.Model, path: str, external_data: bool | str | None = No
         base = os.path.basename(path)
         tmp_model = os.path.join(tmpdir, base)
         written = [path]
+        progress.stage(f"writing {base}")
         if external_data:
             data_name = external_data if isinstance(external_data, str) else base + ".data"
             if os.path.basename(data_name) != data_name or data_name == base:
@@ -59,15 +64,50 @@ def save_model(model: ir.Model, path: str, external_data: bool | str | None = No
             # A name the user chose gets every tensor; automatic external data keeps tiny ones inline.
             threshold = 0 if isinstance(external_data, str) else 256
             ir.save(model, tmp_model, external_data=data_name, size_threshold_bytes=threshold)
+            check_written(tmp_model, path)
             os.replace(os.path.join(tmpdir, data_name), os.path.join(directory, data_name))
             written.append(os.path.join(directory, data_name))
         else:
             with open(tmp_model, "wb") as f:
-                write_streamed(model, f)
+                skeleton = write_streamed(model, f)
+            check_written(skeleton.checker_view(tmpdir, base), path)
         os.replace(tmp_model, path)
         return written
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+# ``<paddle op>_<block>_<index>/<OnnxOp>_<k>``: the names the converter gives ONNX nodes
+_NODE_NAME = re.compile(r"([A-Za-z_][\w.]*?)_(\d+)_(\d+)/[A-Za-z]\w*?_\d+")
+
+
+def checker_error(message: str, file: str | None) -> ConversionError:
+    """The conversion's failure for an onnx.checker message, naming the Paddle op behind the
+    ONNX node the message names (if a converted node is named)."""
+    message = message.strip()
+    where = ""
+    match = _NODE_NAME.search(message)
+    if match:
+        op, block, index = match.groups()
+        where = f"\n  the node comes from Paddle op {op} (block {block}, op #{index})"
+    return ConversionError(
+        f"the ONNX model does not pass onnx.checker, so it is not written: {message}{where}",
+        file=file,
+        hint="a corrupt or hand-edited model (e.g. an op without a required input), or a pd2onnx bug: "
+        "please report it with the model",
+    )
+
+
+def check_written(model_path: str, target: str) -> None:
+    """onnx.checker on a model file by path (external data is looked up beside it, never
+    loaded); ``target`` is the file the user asked for, named in the error."""
+    import onnx
+
+    progress.stage("checking the written model")
+    try:
+        onnx.checker.check_model(model_path)
+    except onnx.checker.ValidationError as exc:
+        raise checker_error(str(exc), target) from None
 
 
 def _varint(n: int) -> bytes:
@@ -96,13 +136,43 @@ def _tensor_header(tensor: ir.TensorProtocol, name: str) -> bytes | None:
     return header.SerializeToString(deterministic=True)
 
 
-def write_streamed(model: ir.Model, f) -> None:
+class Skeleton:
+    """What ``write_streamed`` wrote, without the weights: the ModelProto bytes minus the
+    graph, the graph bytes minus the streamed initializers, and each streamed initializer's
+    header with the offset and length of its raw data in the file."""
+
+    def __init__(self, model: bytes, graph: bytes, tensors: list[tuple[bytes, int, int]]):
+        self.model, self.graph, self.tensors = model, graph, tensors
+
+    def checker_view(self, directory: str, data_file: str) -> str:
+        """A small model file in ``directory`` equal to the written one, except that each
+        streamed initializer refers to its bytes in ``data_file`` (as ONNX external data):
+        onnx.checker sees the file's whole structure without loading the weights."""
+        import onnx
+
+        proto = onnx.ModelProto.FromString(self.model)
+        proto.graph.ParseFromString(self.graph)
+        for header, offset, length in self.tensors:
+            tensor = proto.graph.initializer.add()
+            tensor.ParseFromString(header)
+            tensor.data_location = onnx.TensorProto.EXTERNAL
+            for key, value in (("location", data_file), ("offset", str(offset)), ("length", str(length))):
+                entry = tensor.external_data.add()
+                entry.key, entry.value = key, value
+        path = os.path.join(directory, ".checker-view.onnx")
+        with open(path, "wb") as f:
+            f.write(proto.SerializeToString())
+        return path
+
+
+def write_streamed(model: ir.Model, f) -> Skeleton:
     """Write ``model`` as one protobuf file without ever holding it whole in memory.
 
     The graph skeleton is serialised without the main graph's initializers; then each
     initializer is written as a GraphProto field whose raw_data comes straight from the
     tensor (a view of the memory-mapped weights), one tensor at a time. Protobuf readers
-    accept fields in any order, so the file is a valid ModelProto.
+    accept fields in any order, so the file is a valid ModelProto. Returns the skeleton
+    (for onnx.checker).
     """
     import logging as _logging
 
@@ -131,15 +201,25 @@ def write_streamed(model: ir.Model, f) -> None:
         n = tensor.nbytes
         sizes.append(len(header) + 1 + len(_varint(n)) + n)
     graph_len = len(graph_bytes) + sum(1 + len(_varint(size)) + size for size in sizes)
-    f.write(proto.SerializeToString(deterministic=True))
+    model_bytes = proto.SerializeToString(deterministic=True)
+    f.write(model_bytes)
     f.write(_MODEL_GRAPH + _varint(graph_len) + graph_bytes)
+    offset = len(model_bytes) + 1 + len(_varint(graph_len)) + len(graph_bytes)
+    total, done = offset + sum(1 + len(_varint(size)) + size for size in sizes), offset
+    tensors = []
     for (value, tensor, header), size in zip(streamed, sizes):
         data = _raw_bytes(tensor)
         if len(data) != tensor.nbytes:
             raise RuntimeError(f"initializer {value.name!r}: {len(data)} bytes, expected {tensor.nbytes}")
-        f.write(_GRAPH_INITIALIZER + _varint(size) + header + _TENSOR_RAW_DATA + _varint(len(data)))
+        lead = _GRAPH_INITIALIZER + _varint(size) + header + _TENSOR_RAW_DATA + _varint(len(data))
+        f.write(lead)
         f.write(data)
+        tensors.append((header, offset + len(lead), len(data)))
+        offset += len(lead) + len(data)
+        done = offset
+        progress.advance(done, total)
         del data
+    return Skeleton(model_bytes, graph_bytes, tensors)
 
 
 def _raw_bytes(tensor: ir.TensorProtocol) -> memoryview | bytes:
@@ -155,12 +235,20 @@ def _raw_bytes(tensor: ir.TensorProtocol) -> memoryview | bytes:
 
 
 def to_bytes(model: ir.Model) -> bytes:
+    """The serialised model, after onnx.checker (as for a written file)."""
+    import onnx
+
     if initializer_bytes(model) > EXTERNAL_DATA_THRESHOLD:
         raise UsageError(
             "the model is larger than 2 GB and cannot be returned as bytes",
             hint="pass save_file=... so the weights go to an external data file",
         )
-    return ir.serde.serialize_model(model).SerializeToString(deterministic=True)
+    proto = ir.serde.serialize_model(model)
+    try:
+        onnx.checker.check_model(proto)
+    except onnx.checker.ValidationError as exc:
+        raise checker_error(str(exc), None) from None
+    return proto.SerializeToString(deterministic=True)
 
 
 def load_model(path: str) -> ir.Model:

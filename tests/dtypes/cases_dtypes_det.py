@@ -67,22 +67,29 @@ def _boxes(P):
             return P._C_ops.iou_similarity(a, b, True)
         return _legacy(P, "iou_similarity", {"X": a, "Y": b}, {"Out": x.dtype}, {"box_normalized": True})[0]
 
-    def distribute(x, p):
-        rois = _corners(P, x, 60.0)
-        num = P.to_tensor([6], dtype="int32")
-        multi, restore, nums = V.distribute_fpn_proposals(rois, 2, 4, 3, 56, rois_num=num)
-        return multi[0]
+    def distribute(k):
+        def fn(x, p):
+            rois = _corners(P, x, 60.0)
+            num = P.to_tensor([6], dtype="int32")
+            multi, restore, nums = V.distribute_fpn_proposals(rois, 2, 4, 3, 56, rois_num=num)
+            return (multi[0], restore, nums[1])[k]
+        return fn
 
-    def collect(x, p):
+    def collect(k):
+        def fn(x, p):
+            return _collect(x, p)[k]
+        return fn
+
+    def _collect(x, p):
         rois = _corners(P, x, 30.0)
         scores = P.nn.functional.sigmoid(p[:, :1])
         lr, ls = P.split(rois, [2, 4]), P.split(scores, [2, 4])
         ln = [P.to_tensor([2], dtype="int32"), P.to_tensor([4], dtype="int32")]
         if _pir(P):
-            return P._C_ops.collect_fpn_proposals(lr, ls, ln, 5)[0]
+            return P._C_ops.collect_fpn_proposals(lr, ls, ln, 5)
         return _legacy(P, "collect_fpn_proposals",
                        {"MultiLevelRois": lr, "MultiLevelScores": ls, "MultiLevelRoIsNum": ln},
-                       {"FpnRois": x.dtype, "RoisNum": "int32"}, {"post_nms_topN": 5})[0]
+                       {"FpnRois": x.dtype, "RoisNum": "int32"}, {"post_nms_topN": 5})
 
     return [
         ("box_coder:decode", coder("decode_center_size")),
@@ -90,9 +97,12 @@ def _boxes(P):
         ("box_coder:encode", coder("encode_center_size")),
         ("iou_similarity", iou),
         ("iou_similarity:static", iou),
-        ("distribute_fpn_proposals", distribute),
-        ("collect_fpn_proposals", collect),
-        ("collect_fpn_proposals:static", collect),
+        ("distribute_fpn_proposals", distribute(0)),
+        ("distribute_fpn_proposals:restore", distribute(1)),
+        ("distribute_fpn_proposals:count", distribute(2)),
+        ("collect_fpn_proposals", collect(0)),
+        ("collect_fpn_proposals:static", collect(0)),
+        ("collect_fpn_proposals:static-count", collect(1)),
     ]
 
 
@@ -103,23 +113,23 @@ def _images(P):
     def img(x):
         return P.tile(x, [1, 1, 8, 8])  # [1, 8, 16, 16]
 
-    def anchor(x, p):
+    def anchor(x, p, k=0):
         a = dict(anchor_sizes=[4.0, 8.0], aspect_ratios=[0.5, 1.0], variances=[0.1, 0.1, 0.2, 0.2],
                  stride=[8.0, 8.0], offset=0.5)
         if _pir(P):
             return P._C_ops.anchor_generator(x, a["anchor_sizes"], a["aspect_ratios"], a["variances"],
-                                             a["stride"], a["offset"])[0]
-        return _legacy(P, "anchor_generator", {"Input": x}, {"Anchors": x.dtype, "Variances": x.dtype}, a)[0]
+                                             a["stride"], a["offset"])[k]
+        return _legacy(P, "anchor_generator", {"Input": x}, {"Anchors": x.dtype, "Variances": x.dtype}, a)[k]
 
-    def density(x, p):
+    def density(x, p, k=0):
         a = dict(variances=[0.1, 0.1, 0.2, 0.2], clip=True, flatten_to_2d=False, step_w=0.0, step_h=0.0,
                  offset=0.5, fixed_sizes=[4.0, 8.0], fixed_ratios=[1.0, 2.0], densities=[2, 1])
         if _pir(P):
             return P._C_ops.density_prior_box(x, img(x), a["variances"], a["clip"], a["flatten_to_2d"],
                                               a["step_w"], a["step_h"], a["offset"], a["fixed_sizes"],
-                                              a["fixed_ratios"], a["densities"])[0]
+                                              a["fixed_ratios"], a["densities"])[k]
         return _legacy(P, "density_prior_box", {"Input": x, "Image": img(x)},
-                       {"Boxes": x.dtype, "Variances": x.dtype}, a)[0]
+                       {"Boxes": x.dtype, "Variances": x.dtype}, a)[k]
 
     def rois(x):
         return _const(P, [[0.5, 0.5, 12.0, 9.0], [2.0, 1.0, 15.0, 15.0], [4.0, 6.0, 7.0, 11.0]], x)
@@ -132,26 +142,43 @@ def _images(P):
             raise RuntimeError("psroi_pool is probed in Paddle 3 only")
         return V.psroi_pool(img(x), rois(x), num(), output_size=2)
 
-    def yolo(x, p):
-        size = P.to_tensor([[40, 30]], dtype="int32")
-        return V.yolo_box(x, size, anchors=[10, 13], class_num=3, conf_thresh=0.01,
-                          downsample_ratio=8)[0]
+    def yolo(k, **kw):
+        def fn(x, p):
+            size = P.to_tensor([[40, 30]], dtype="int32")
+            return V.yolo_box(x, size, anchors=[10, 13], class_num=3, conf_thresh=0.01,
+                              downsample_ratio=8, **kw)[k]
+        return fn
+
+    def yolo_iou(k):
+        def fn(x, p):  # iou_aware: one IoU channel first, then 5 + 2 classes
+            size = P.to_tensor([[40, 30]], dtype="int32")
+            return V.yolo_box(x, size, anchors=[10, 13], class_num=2, conf_thresh=0.01, downsample_ratio=8,
+                              clip_bbox=False, scale_x_y=1.2, iou_aware=True, iou_aware_factor=0.4)[k]
+        return fn
+
 
     return [
         ("prior_box", lambda x, p: V.prior_box(x, img(x), min_sizes=[4.0], max_sizes=[8.0],
                                                aspect_ratios=[2.0], clip=True)[0]),
+        ("prior_box:variances", lambda x, p: V.prior_box(x, img(x), min_sizes=[4.0], variance=[0.1, 0.2, 0.3, 0.4],
+                                                         aspect_ratios=[2.0])[1]),
         ("prior_box:flip-steps", lambda x, p: V.prior_box(x, img(x), min_sizes=[3.0, 5.0], aspect_ratios=[2.0],
                                                           flip=True, steps=[8.0, 8.0], offset=0.3)[0]),
         ("anchor_generator", anchor),
         ("anchor_generator:static", anchor),
+        ("anchor_generator:static-variances", lambda x, p: anchor(x, p, 1)),
         ("density_prior_box", density),
         ("density_prior_box:static", density),
+        ("density_prior_box:static-variances", lambda x, p: density(x, p, 1)),
         ("roi_align", lambda x, p: V.roi_align(img(x), rois(x), num(), output_size=2, spatial_scale=0.5)),
         ("roi_align:aligned", lambda x, p: V.roi_align(img(x), rois(x), num(), output_size=(2, 3),
                                                        sampling_ratio=2, aligned=True)),
         ("roi_pool", lambda x, p: V.roi_pool(img(x), rois(x), num(), output_size=2)),
         ("psroi_pool", psroi),
-        ("yolo_box", yolo),
+        ("yolo_box", yolo(0)),
+        ("yolo_box:scores", yolo(1)),
+        ("yolo_box:iou-aware", yolo_iou(0)),
+        ("yolo_box:iou-aware-scores", yolo_iou(1)),
     ]
 
 
@@ -164,25 +191,36 @@ def _nms(P):
         scores = P.nn.functional.sigmoid(P.transpose(p * 3.0 - 4.0, [0, 2, 1]))  # [1, 4 classes, 6]
         return boxes, scores
 
-    def nms3(x, p):
-        b, s = inputs(x, p)
-        if _pir(P):
-            return P._C_ops.multiclass_nms3(b, s, None, 0.3, -1, -1, 0.4, False, 1.0, 0)[0]
-        return _legacy(P, "multiclass_nms3", {"BBoxes": b, "Scores": s},
-                       {"Out": x.dtype, "Index": "int32", "NmsRoisNum": "int32"},
-                       dict(score_threshold=0.3, nms_top_k=-1, keep_top_k=-1, nms_threshold=0.4,
-                            normalized=False, nms_eta=1.0, background_label=0))[0]
+    def nms3(k, keep_top_k=-1):
+        # (Paddle 3.3's predictor loses a fetch when two identical multiclass_nms3 ops feed the
+        # outputs: the entries differ in keep_top_k)
+        def fn(x, p):
+            b, s = inputs(x, p)
+            if _pir(P):
+                return P._C_ops.multiclass_nms3(b, s, None, 0.3, -1, keep_top_k, 0.4, False, 1.0, 0)[k]
+            return _legacy(P, "multiclass_nms3", {"BBoxes": b, "Scores": s},
+                           {"Out": x.dtype, "Index": "int32", "NmsRoisNum": "int32"},
+                           dict(score_threshold=0.3, nms_top_k=-1, keep_top_k=keep_top_k, nms_threshold=0.4,
+                                normalized=False, nms_eta=1.0, background_label=0))[k]
+        return fn
 
-    def matrix(x, p):
-        b, s = inputs(x, p)
-        out, n, idx = V.matrix_nms(b, s, 0.3, 0.1, 4, 4, use_gaussian=False, background_label=-1,
-                                   normalized=False, return_index=True, return_rois_num=True)
-        return out
+    def matrix(k, gaussian=False):
+        def fn(x, p):
+            b, s = inputs(x, p)
+            out, n, idx = V.matrix_nms(b, s, 0.3, 0.1, 4, 4, use_gaussian=gaussian, background_label=-1,
+                                       normalized=False, return_index=True, return_rois_num=True)
+            return (out, idx, n)[k]
+        return fn
 
     return [
-        ("multiclass_nms3", nms3),
-        ("multiclass_nms3:static", nms3),
-        ("matrix_nms", matrix),
+        ("multiclass_nms3", nms3(0)),
+        ("multiclass_nms3:static", nms3(0, 9)),
+        ("multiclass_nms3:static-index", nms3(1, 8)),
+        ("multiclass_nms3:static-count", nms3(2, 7)),
+        ("matrix_nms", matrix(0)),
+        ("matrix_nms:gaussian", matrix(0, True)),
+        ("matrix_nms:index", matrix(1)),
+        ("matrix_nms:count", matrix(2)),
     ]
 
 
@@ -190,7 +228,7 @@ def _nms(P):
 def _proposals(P):
     V = P.vision.ops
 
-    def gen(x, p):
+    def gen(x, p, k=0):
         scores = P.nn.functional.sigmoid(p[:, :1])
         deltas = x * 0.1
         anchors = _const(P, [[[[0, 0, 8, 8]], [[8, 0, 16, 8]]], [[[0, 8, 8, 16]], [[8, 8, 16, 16]]]], x)
@@ -199,9 +237,11 @@ def _proposals(P):
         rois, probs, n = V.generate_proposals(scores, deltas, size, anchors, var, pre_nms_top_n=4,
                                               post_nms_top_n=3, nms_thresh=0.5, min_size=0.1,
                                               return_rois_num=True)
-        return rois
+        return (rois, probs, n)[k]
 
-    return [("generate_proposals", gen)]
+    return [("generate_proposals", gen),
+            ("generate_proposals:probs", lambda x, p: gen(x, p, 1)),
+            ("generate_proposals:count", lambda x, p: gen(x, p, 2))]
 
 
 for _group, _table, _shape in (("detbox", _boxes, (6, 4)), ("detimg", _images, (1, 8, 2, 2)),

@@ -184,6 +184,18 @@ def _slice_array(P, x, p):
     return P.tensor.manipulation.tensor_array_to_tensor(part, axis=0, use_stack=True)[0]
 
 
+def _slice_array_dense(P, x, p):
+    """arr[-2]: PIR slice_array_dense; legacy slice with decrease_axis, a tensor out."""
+    arr = _array(P, x, p, _roll(P, x))
+    if _pir(P):
+        return P._C_ops.slice_array_dense(arr, [-2])
+    helper = P.base.layer_helper.LayerHelper("slice")
+    out = helper.create_variable_for_type_inference(dtype=x.dtype)
+    helper.append_op(type="slice", inputs={"Input": [arr]}, outputs={"Out": [out]},
+                     attrs={"axes": [0], "starts": [-2], "ends": [-1], "decrease_axis": [0], "infer_flags": [1]})
+    return out
+
+
 def _arrays(P):
     stack = P.tensor.manipulation.tensor_array_to_tensor
     return [
@@ -195,6 +207,7 @@ def _arrays(P):
         ("array_to_tensor+create_array+array_write:concat", lambda x, p: stack(_array(P, x, p), axis=1)[0]),
         ("array_pop:static", lambda x, p: _array_pop(P, x, p)),
         ("slice_array:static", lambda x, p: _slice_array(P, x, p)),
+        ("slice_array_dense:static", lambda x, p: _slice_array_dense(P, x, p)),
     ]
 
 

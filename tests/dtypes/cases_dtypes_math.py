@@ -2,14 +2,15 @@
 trigonometric and hyperbolic functions, log2/log10/log1p, add_n), whole-tensor checks
 (has_inf/has_nan), matrix products and norms (addmm, legacy matmul with alpha,
 matmul_with_flatten, norm, renorm, frobenius_norm, mean_all), einsum/histogram/inverse/
-nanmedian (opset 11-12) and the complex ops (fft_*, as_complex/as_real, real/imag; opset 17).
+nanmedian (opset 11-12) and the complex ops (fft_*, as_complex/as_real, real/imag, abs/angle of
+complex values; opset 17; angle of real values).
 
 x (any sign) and p (positive) are (3, 4). Ops that only Paddle 2.6's legacy programs hold
 (``matmul`` with alpha, ``mul``, ``mean``, the one-flag ``isinf``/``isnan``, ``norm``) are
 appended by hand in ``static`` entries; Paddle 3.3 builds ``norm``, ``mean_all`` and
 ``matmul_with_flatten`` with ``_C_ops``. The converter carries complex values as real tensors
 with a trailing [re, im] dim and refuses a complex model output, so every complex entry ends
-in a real tensor (``real``, ``imag``, ``as_real``, ``fft_c2r``).
+in a real tensor (``real``, ``imag``, ``as_real``, ``fft_c2r``, ``abs``, ``angle``).
 """
 
 from __future__ import annotations
@@ -168,6 +169,9 @@ def _complex(P):
         ("as_complex+as_real", lambda x, p: P.as_real(_cplx(P, x, p)) * 2),
         ("real+as_complex", lambda x, p: P.real(_cplx(P, x, p))),
         ("imag+as_complex", lambda x, p: P.imag(_cplx(P, x, p))),
+        ("abs+as_complex:complex", lambda x, p: P.abs(_cplx(P, x, p))),
+        ("angle+as_complex:complex", lambda x, p: P.angle(_cplx(P, x, p))),
+        ("angle", lambda x, p: P.angle(x)),
     ]
 
 

@@ -1,5 +1,5 @@
 """The dtype matrix's tensor tables: creation ops (the created dtype is x's dtype), the
-tensor/indexing mappers (expand_as, strided_slice, unfold, unstack, index_put, index_sample,
+tensor/indexing mappers (expand_as, strided_slice, unfold, unstack, broadcast_tensors, index_put, index_sample,
 set_value...), the random ops (dtype and shape compared) and the bookkeeping no-ops (print,
 share_data, memcpy...).
 
@@ -123,6 +123,8 @@ def _tensor(P):
         ("unfold", lambda x, p: F.unfold(P.reshape(x, [1, 1, 3, 4]), [2, 2])),
         ("unstack", lambda x, p: P.unstack(x, axis=0)[1]),
         ("unstack:last", lambda x, p: P.unstack(x, axis=-1)[3]),
+        ("broadcast_tensors", lambda x, p: P.broadcast_tensors([x[:, :1], p[:1], P.reshape(x, [1, 3, 4])])[0]),
+        ("broadcast_tensors:second", lambda x, p: P.broadcast_tensors([P.reshape(x, [3, 1, 4]), p[:2]])[1]),
     ]
 
 

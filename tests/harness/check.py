@@ -9,14 +9,28 @@ import re
 import subprocess
 import sys
 import tempfile
+import warnings
 
 import numpy as np
 import onnx
 import onnx_ir as ir
 
-from pd2onnx.api import convert
+from pd2onnx.api import convert as _convert
 from pd2onnx.convert import newest_opset
 from pd2onnx.convert.runtime_notes import OPENVINO_OPSET, openvino_limit
+
+
+def convert(*args, **kwargs) -> ir.Model:
+    """pd2onnx's ``convert``, failing when it lets any warning through (numpy's, a
+    library's): a user must never see one for a model that converts. Warnings are recorded,
+    not raised, so that no ``except`` inside the converter can swallow one."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = _convert(*args, **kwargs)
+    assert not caught, "converting let warnings through:\n" + "\n".join(
+        f"  {w.category.__name__}: {w.message} ({w.filename}:{w.lineno})" for w in caught
+    )
+    return model
 
 
 @functools.lru_cache(maxsize=1)

@@ -40,3 +40,11 @@ def paddle_runs(op: str) -> bool:
 def missing_for(ops) -> list[str]:
     """The ops (of ``ops``) whose Paddle CPU kernel cannot run here, with the flag each needs."""
     return [f"{op} (needs {PADDLE_KERNEL_NEEDS[op]})" for op in ops if not paddle_runs(op)]
+
+
+def int8_dot_saturates() -> bool:
+    """Whether ONNX Runtime's u8s8 integer kernels can saturate here: x86 CPUs without VNNI
+    add pairs of u8*s8 products into int16 (vpmaddubsw), which saturates for large weights
+    and activations (documented by OpenVINO as the "saturation issue" of pre-VNNI CPUs)."""
+    flags = cpu_flags()
+    return "sse2" in flags and not flags & {"avx512_vnni", "avx_vnni"}

@@ -242,6 +242,274 @@ def slice_array(paddle, rng):
     return _static(paddle, Net()), [x, paddle_int(5)], [(None, 3), (1,)]
 
 
+def _appended(paddle, x, n):
+    """A Python list appended to in a loop (a tensor array): x*0.5+1, applied n times."""
+    outs = []
+    i = paddle.zeros([1], "int64")
+    s = x
+    while i < n:
+        s = s * 0.5 + 1.0
+        outs.append(s)
+        i = i + 1
+    return outs
+
+
+@case("slice_array_dense", "slice_array", "slice", name="cf_array_index")
+def array_index(paddle, rng):
+    """List indexing and slicing after the loop (PIR slice_array_dense / slice_array; legacy
+    slice on the tensor array, with decrease_axis for an index): constant, negative and
+    run-time indices and bounds."""
+
+    class Net(paddle.nn.Layer):
+        def forward(self, x, n, k, j):
+            outs = _appended(paddle, x, n)
+            return (outs[1], outs[-1], outs[k], outs[j], paddle.stack(outs[k:]), paddle.stack(outs[-3:-1]),
+                    paddle.stack(outs[:k]), paddle.stack(outs[1:j]), paddle.stack(outs[j:-1]))
+
+    x = rng.standard_normal((2, 3)).astype("float32")
+    return Net(), [x, paddle_int(5), np_arr(-2, "int64"), np_arr(3, "int64")], [(None, 3), (1,), (), ()]
+
+
+@case("slice_array_dense", "slice_array", "create_array", name="cf_array_index_known")
+def array_index_known(paddle, rng):
+    """Indexing an array of known length (written at constant indices): ``[-1]``, a run-time
+    index below minus the length (Paddle clamps it to 0) and Paddle's ``[-1:0]`` (the last
+    element)."""
+
+    class Net(paddle.nn.Layer):
+        def forward(self, x, k):
+            arr = paddle.tensor.create_array("float32")
+            paddle.tensor.array_write(x, paddle.zeros([1], "int64"), arr)
+            paddle.tensor.array_write(x * 2.0, paddle.ones([1], "int64"), arr)
+            paddle.tensor.array_write(x + 3.0, paddle.full([1], 2, "int64"), arr)
+            return arr[-1], arr[0], arr[k], paddle.stack(arr[1:]), paddle.stack(arr[-1:0])
+
+    x = rng.standard_normal((2, 3)).astype("float32")
+    return Net(), [x, np_arr(-7, "int64")], [(None, 3), ()]
+
+
+@case("slice_array_dense", "slice_array", "if", "conditional_block", name="cf_array_index_in_if")
+def array_index_in_if(paddle, rng):
+    """An array filled by a loop, indexed and sliced inside both branches of an if."""
+
+    class Net(paddle.nn.Layer):
+        def branchy(self, x, n, k):
+            outs = _appended(paddle, x, n)
+            if paddle.sum(x) > 0:
+                y = outs[k] * 2.0
+                z = paddle.stack(outs[1:])
+            else:
+                y = outs[-2] - 1.0
+                z = paddle.stack(outs[:k])
+            return y, z
+
+        def forward(self, a, b, n, k):
+            return self.branchy(a, n, k) + self.branchy(b, n, k)
+
+    a = (rng.random((2, 3)) + 0.5).astype("float32")
+    b = -(rng.random((2, 3)) + 0.5).astype("float32")
+    return Net(), [a, b, paddle_int(5), np_arr(-2, "int64")], [(None, 3), (None, 3), (1,), ()]
+
+
+@case("slice_array_dense", "slice", "array_write", "while", name="cf_array_read_back_in_while")
+def array_read_back_in_while(paddle, rng):
+    """A loop that reads earlier elements of the array it appends to (a decoder feeding back
+    its previous step), then the whole array stacked."""
+
+    class Net(paddle.nn.Layer):
+        def forward(self, x, n):
+            # Paddle 2.6 dy2static refuses a write into an array it has sliced ("a viewed
+            # Tensor"); here the slice is only read, so the check is off while building
+            nocheck = getattr(paddle.base.framework, "_stride_in_no_check_dy2st_diff", None)
+            with nocheck():
+                outs = [x * 1.0]
+                i = paddle.ones([], "int64")
+                while i < n:
+                    outs.append(outs[i - 1] * 0.5 + outs[0])
+                    i = i + 1
+            return paddle.stack(outs), outs[-1]
+
+    x = rng.standard_normal((2, 3)).astype("float32")
+    return Net(), [x, np_arr(5, "int64")], [(None, 3), ()]
+
+
+@case("slice_array_dense", "slice", "array_to_tensor", "if", "conditional_block", name="cf_array_concat_or_first")
+def array_concat_or_first(paddle, rng):
+    """Cascade R-CNN's ``_get_pred_bbox``: a list filled per image, then concatenated when it
+    has more than one element, else its first element (an array indexed inside an if);
+    a batch of two and a batch of one take both branches."""
+
+    class Net(paddle.nn.Layer):
+        def pred(self, boxes, scale):
+            rois = []
+            for i in range(boxes.shape[0]):
+                rois.append(paddle.clip(boxes[i] * scale[i], 0.0, 4.0))
+            if len(rois) > 1:
+                pred = paddle.concat(rois)
+            else:
+                pred = rois[0] + 0.0
+            return pred
+
+        def forward(self, b2, s2, b1, s1):
+            return self.pred(b2, s2), self.pred(b1, s1)
+
+    b2 = (rng.random((2, 4, 4)) * 5).astype("float32")
+    s2 = (rng.random((2,)) + 0.5).astype("float32")
+    b1 = (rng.random((1, 4, 4)) * 5).astype("float32")
+    s1 = (rng.random((1,)) + 0.5).astype("float32")
+    return Net(), [b2, s2, b1, s1], [(None, 4, 4), (None,), (None, 4, 4), (None,)]
+
+
+@case("while", "select_input", "conditional_block", name="cf_while_branch_types")
+def while_branch_types(paddle, rng):
+    """RetinaNet's post-processing: a loop over the images and, per level, an if that keeps
+    the top-k rows. The topk indices (int64) exist in one branch only: Paddle 2.6 selects
+    them against dy2static's float32 "no value" marker, inside the loop."""
+
+    class Net(paddle.nn.Layer):
+        def forward(self, a, b):
+            res = []
+            for img_id in range(a.shape[0]):
+                outs = []
+                for x in (a, b):
+                    s = x[img_id]
+                    if s.shape[0] > 4:
+                        m = s.max(axis=1)
+                        _, inds = m.topk(4)
+                        s = s.gather(inds)
+                    outs.append(s.sum(axis=0))
+                res.append(paddle.concat(outs))
+            return paddle.stack(res)
+
+    a = rng.standard_normal((2, 6, 3)).astype("float32")
+    b = rng.standard_normal((2, 3, 3)).astype("float32")
+    return Net(), [a, b], [(None, None, 3), (None, None, 3)]
+
+
+@case("while", "select_input", "conditional_block", name="cf_while_one_branch_values", formats=("legacy",),
+      why="Paddle 3.3's dy2static cannot build a variable assigned in one branch and read after the if "
+      "('must be Value, but got UndefinedVar')")
+def while_one_branch_values(paddle, rng):
+    """Values assigned in one branch only, inside a loop, and read later on the paths that
+    assigned them: int64 indices and a rank-2 tensor that only the false branch assigns
+    (Paddle 2.6 declares each selected result with the true branch's "no value" marker
+    type, float32 [1]); they are the loop's results too."""
+
+    class Net(paddle.nn.Layer):
+        def forward(self, x, n):
+            i = paddle.zeros([1], "int64")
+            acc = paddle.zeros([1], "float32")
+            while i < n:
+                if i < 2:
+                    m = paddle.max(x, axis=1)
+                    _, inds = m.topk(2)
+                    t = paddle.gather(x, inds)
+                else:
+                    k = paddle.argmax(x, axis=1)
+                    u = x * 2.0 + paddle.cast(i, "float32")
+                if i < 2:
+                    acc = acc + paddle.sum(t) + paddle.cast(paddle.sum(inds), "float32")
+                else:
+                    acc = acc + paddle.sum(u) + paddle.cast(paddle.sum(k), "float32")
+                i = i + 1
+            return acc, k, u
+
+    x = rng.standard_normal((4, 3)).astype("float32")
+    return Net(), [x, paddle_int(4)], [(None, 3), (1,)]
+
+
+# ------------------------------------------------------------------------------ opsets in blocks
+def _int64_pair(rng):
+    x = rng.integers(-2**40, 2**40, (2, 3)).astype("int64")
+    y = rng.integers(-2**40, 2**40, (2, 3)).astype("int64")
+    return x, y
+
+
+@case("if", "conditional_block", "bitwise_and", name="cf_opset_in_if")
+def opset_in_if(paddle, rng):
+    """int64 bitwise_and (opset 18, found while converting) inside an if: the opset is raised."""
+
+    class Net(paddle.nn.Layer):
+        def branchy(self, x, y):
+            if paddle.sum(x) > paddle.sum(y):
+                z = paddle.bitwise_and(x, y)
+            else:
+                z = x - y
+            return z
+
+        def forward(self, x, y):
+            return self.branchy(x, y), self.branchy(y, x)
+
+    x, y = _int64_pair(rng)
+    return Net(), [x, y], [(None, 3), (None, 3)]
+
+
+def _and_loop(paddle, z, y, n):
+    """n times z = (z & y) + i: int64 bitwise_and in a while body."""
+    i = paddle.zeros([1], "int64")
+    while i < n:
+        z = paddle.bitwise_and(z, y) + i
+        i = i + 1
+    return z
+
+
+@case("while", "bitwise_and", name="cf_opset_in_while")
+def opset_in_while(paddle, rng):
+    """int64 bitwise_and inside a while body."""
+
+    class Net(paddle.nn.Layer):
+        def forward(self, x, y, n):
+            return _and_loop(paddle, x, y, n)
+
+    x, y = _int64_pair(rng)
+    return Net(), [x, y, paddle_int(3)], [(None, 3), (None, 3), (1,)]
+
+
+@case("if", "conditional_block", "while", "bitwise_and", name="cf_opset_in_while_in_if")
+def opset_in_while_in_if(paddle, rng):
+    """int64 bitwise_and in a while inside an if."""
+
+    class Net(paddle.nn.Layer):
+        def branchy(self, x, y, n):
+            if paddle.sum(x) > paddle.sum(y):
+                z = _and_loop(paddle, x, y, n)
+            else:
+                z = x - y
+            return z
+
+        def forward(self, x, y, n):
+            return self.branchy(x, y, n), self.branchy(y, x, n)
+
+    x, y = _int64_pair(rng)
+    return Net(), [x, y, paddle_int(3)], [(None, 3), (None, 3), (1,)]
+
+
+@case("if", "conditional_block", "while", "fold", name="cf_opset_rule_in_while_in_if")
+def opset_rule_in_while_in_if(paddle, rng):
+    """fold (opset 18 by its static rule, found by the pre-scan) in a while inside an if."""
+
+    class Net(paddle.nn.Layer):
+        def branchy(self, x, n, cols):
+            if paddle.sum(x) > 0:
+                i = paddle.zeros([1], "int64")
+                img = paddle.zeros([1, 1, 4, 4], "float32")
+                while i < n:
+                    img = img + paddle.nn.functional.fold(cols * paddle.cast(i + 1, "float32"), output_sizes=[4, 4],
+                                                          kernel_sizes=2, strides=2)
+                    i = i + 1
+            else:
+                img = paddle.reshape(cols, [1, 1, 4, 4]) - 1.0
+            return img
+
+        def forward(self, a, b, n, cols):
+            return self.branchy(a, n, cols), self.branchy(b, n, cols)
+
+    a = (rng.random((2, 3)) + 0.5).astype("float32")
+    b = -(rng.random((2, 3)) + 0.5).astype("float32")
+    cols = rng.standard_normal((1, 4, 4)).astype("float32")
+    return Net(), [a, b, paddle_int(3), cols], [(None, 3), (None, 3), (1,), (1, 4, 4)]
+
+
 @case("if", "conditional_block", "select_input", name="cf_if_early_return")
 def if_early_return(paddle, rng):
     class Net(paddle.nn.Layer):

@@ -581,6 +581,56 @@ def det_matrix_nms_none(paddle, rng):
     return fn, _nms_inputs(rng, 2, 2, 10), _DYN
 
 
+# PP-YOLO's MatrixNMS settings (PaddleDetection configs/ppyolo): every candidate of a class is
+# compared (nms_top_k=-1), pixel boxes, no background class, the best 100 per image kept.
+PPYOLO_MATRIX_NMS = dict(score_threshold=0.01, post_threshold=0.01, nms_top_k=-1, keep_top_k=100,
+                         background_label=-1, normalized=False)
+
+
+def matrix_nms_ppyolo_inputs(rng, n_classes=80, n_boxes=16128):
+    """YOLO-like output of a 512x512 image (3 x (16^2 + 32^2 + 64^2) = 16128 boxes, 80 classes):
+    pixel boxes, scores mostly below the threshold, ~1% of them above."""
+    xy = rng.uniform(0, 480, (1, n_boxes, 2))
+    wh = rng.uniform(8, 120, (1, n_boxes, 2))
+    boxes = np.concatenate([xy, np.minimum(xy + wh, 511)], -1).astype("float32")
+    low = rng.uniform(0, 0.01, (1, n_classes, n_boxes))
+    high = rng.uniform(0.01, 1.0, (1, n_classes, n_boxes))
+    scores = np.where(rng.random((1, n_classes, n_boxes)) < 0.01, high, low).astype("float32")
+    return [boxes, scores]
+
+
+@case("matrix_nms", name="det_matrix_nms_ppyolo")
+def det_matrix_nms_ppyolo(paddle, rng):
+    """PP-YOLO's settings on a 512x512 image's 16128 boxes x 80 classes: the old graph's pairwise
+    IoU over all boxes ([1, 80, 16128, 16128] float32: 83 GB) could not run; only the ~160
+    candidates per class are compared (tests/ops/test_matrix_nms_memory.py measures it)."""
+    return _matrix_nms(paddle, **PPYOLO_MATRIX_NMS), matrix_nms_ppyolo_inputs(rng), _DYN
+
+
+@case("matrix_nms", name="det_matrix_nms_dense")
+def det_matrix_nms_dense(paddle, rng):
+    """Every box a candidate of every class (2 images x 3 classes x 1500 boxes, no top-k cut):
+    the decay loop takes many steps, each comparing a block of candidates with those of their
+    class before them; duplicate boxes (IoU 1: a linear decay of 0/0) and tied scores."""
+    boxes, scores = _nms_inputs(rng, 2, 3, 1500, scale=300.0)
+    boxes[:, 10] = boxes[:, 4]  # the same box twice
+    scores[:, :, 20] = scores[:, :, 21]  # equal scores in a class
+    scores = np.maximum(scores, 0.02)
+    fn = _matrix_nms(paddle, score_threshold=0.01, post_threshold=0.01, nms_top_k=-1, keep_top_k=500,
+                     background_label=-1, normalized=False)
+    return fn, [boxes, scores], _DYN
+
+
+@case("matrix_nms", name="det_matrix_nms_dense_gaussian")
+def det_matrix_nms_dense_gaussian(paddle, rng):
+    """Gaussian decay, normalized boxes, background class 1, nms_top_k cutting at 400 of the
+    candidates above the threshold, float64 (the kernel's other dtype, computed in it)."""
+    boxes, scores = _nms_inputs(rng, 2, 3, 900)
+    fn = _matrix_nms(paddle, score_threshold=0.1, post_threshold=0.05, nms_top_k=400, keep_top_k=-1,
+                     use_gaussian=True, gaussian_sigma=3.0, background_label=1)
+    return fn, [boxes.astype("float64"), scores.astype("float64")], _DYN
+
+
 # ---------------------------------------------------------------------- anchor_generator
 def _anchor_gen(paddle, **attrs):
     def fn(x):

@@ -504,3 +504,44 @@ def fft(paddle, rng):
         )
 
     return fn, [rng.standard_normal((3, 8)).astype(F32), rng.standard_normal((2, 4, 6)).astype(F32)]
+
+
+@case("abs", "angle", "fft_r2c", "broadcast_tensors", name="fft_abs_angle", rtol=1e-4, atol=1e-4)
+def fft_abs_angle(paddle, rng):
+    """Magnitude and phase spectra (complex64): abs/angle of rfft (whose bins 0 and n/2 are
+    real: their angle is 0 or pi, never -pi), of two-sided and 2-D transforms, and complex
+    values broadcast against each other (float32 DFTs differ from pocketfft by ~1e-5: 1e-4)."""
+
+    def fn(x):
+        r = paddle.fft.rfft(x)
+        a, b = paddle.broadcast_tensors([r, paddle.fft.rfft(x[:1])])
+        return (
+            paddle.abs(r),
+            paddle.angle(r),
+            paddle.abs(paddle.fft.fft(x, axis=0)),
+            paddle.angle(paddle.fft.fft2(x)),
+            paddle.real(a) + paddle.imag(b),
+        )
+
+    x = rng.standard_normal((3, 8)).astype(F32)
+    x[0, :2] = 0.0
+    return fn, [x]
+
+
+@case("abs", "angle", "as_complex", name="complex_abs_angle")
+def complex_abs_angle(paddle, rng):
+    """abs/angle of complex64 and complex128 values made by as_complex (no FFT: the mappers'
+    lowest opset, 9), with zeros, signed zeros and a negative real value (angle pi or -pi by
+    the sign of the zero), parts large enough to overflow float32 squares; angle of real
+    float32 values (negative, zero, positive)."""
+
+    def fn(z32, z64):
+        c32, c64 = paddle.as_complex(z32), paddle.as_complex(z64)
+        return paddle.abs(c32), paddle.angle(c32), paddle.abs(c64), paddle.angle(c64), paddle.angle(z32)
+
+    z = rng.standard_normal((4, 3, 2))
+    z[0] = [[0.0, 0.0], [-0.0, 0.0], [-2.0, -0.0]]
+    z[1, 0] = [0.0, -0.0]
+    z[1, 1] = [-3.0, 0.0]
+    z[2, 0] = [3e30, -4e30]
+    return fn, [z.astype(F32), z]

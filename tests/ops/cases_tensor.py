@@ -544,6 +544,52 @@ def tensor_meshgrid_dynamic(paddle, rng):
     return fn, [_i64(rng, 2), _i64(rng, 3)], [(None,), (None,)]
 
 
+# ---------------------------------------------------------------------------- broadcast_tensors
+@case("broadcast_tensors")
+def tensor_broadcast_tensors(paddle, rng):
+    """Three float32 inputs of ranks 3, 1 and 2, static shapes."""
+
+    def fn(x, y, z):
+        return paddle.broadcast_tensors([x, y, z])
+
+    return fn, [_f32(rng, 2, 1, 4), _f32(rng, 4), _f32(rng, 3, 1)]
+
+
+@case("broadcast_tensors")
+def tensor_broadcast_tensors_dynamic(paddle, rng):
+    """Four int64 inputs whose dims are known only at run time: a dim is decided by whichever
+    input has it not 1 (opset 9: Where)."""
+
+    def fn(a, b, c, d):
+        return paddle.broadcast_tensors([a, b, c, d])
+
+    # (Paddle 2.6 checks the declared dims: a -1 may only meet -1 or 1)
+    shapes = [(None, 1, 3), (None, None, 1), (None, 1), (1,)]
+    return fn, [_i64(rng, 2, 1, 3), _i64(rng, 1, 5, 1), _i64(rng, 5, 1), _i64(rng, 1)], shapes
+
+
+@case("broadcast_tensors", "if", "conditional_block", "select_input")
+def tensor_broadcast_tensors_in_if(paddle, rng):
+    """In a conditional block, as Mask R-CNN's mask head uses it; the two inputs take
+    different branches."""
+
+    class Net(paddle.nn.Layer):
+        def branchy(self, m, s):
+            if paddle.sum(s) > 0:
+                mb, sb = paddle.broadcast_tensors([m, s])
+                out = paddle.where(mb > 0, sb, paddle.zeros_like(sb))
+            else:
+                out = m * 0.0 + s * 2.0
+            return out
+
+        def forward(self, m, s, t):
+            return self.branchy(m, s), self.branchy(m, t)
+
+    s = (rng.random((3, 1)) + 0.5).astype("float32")
+    shapes = [(2, 1, 4), (None, 1), (None, 1)]
+    return paddle.jit.to_static(Net(), full_graph=True), [_f32(rng, 2, 1, 4), s, -s], shapes
+
+
 @case("pixel_shuffle")
 def tensor_pixel_shuffle(paddle, rng):
     def fn(x):

@@ -188,3 +188,51 @@ def test_bfloat16_arrays_and_branches(fmt, name, lowest):
         for out in node.outputs:
             if isinstance(out.type, ir.SequenceType):
                 assert out.type.elem_type.dtype == ir.DataType.FLOAT, (node.op_type, out.name)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("name,depth", [("cf_opset_in_if", 1), ("cf_opset_in_while", 1), ("cf_opset_in_while_in_if", 2)])
+def test_opset_raised_for_an_op_in_a_sub_block(fmt, name, depth, caplog):
+    """int64 bitwise_and needs opset 18, found while converting a block nested ``depth``
+    deep: the default opset is raised, and the warning names the op and the blocks it sits
+    in; with --no-auto-opset the error does."""
+    import logging
+
+    from pd2onnx.errors import UsageError
+
+    built = _built(name, fmt)
+    with caplog.at_level(logging.WARNING, logger="pd2onnx"):
+        model = convert(built.model_file, optimize=False)
+    assert model.opset_imports[""] == 18
+    raised = [r.getMessage() for r in caplog.records if "raising the opset" in r.getMessage()]
+    assert len(raised) == 1 and "bitwise_and (block" in raised[0] and raised[0].count(" > ") == depth - 1, raised
+    outer = "while" if name == "cf_opset_in_while" else "if" if fmt == "pir" else "conditional_block"
+    assert f"(in {outer} (block 0, op #" in raised[0], raised
+    with pytest.raises(UsageError) as err:
+        convert(built.model_file, opset=17, auto_opset=False, optimize=False)
+    assert "bitwise_and (block" in str(err.value) and "needs opset 18" in str(err.value)
+    assert "--opset 18" in err.value.hint
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_opset_rule_in_nested_blocks_raised_by_the_prescan(fmt):
+    """fold's static rule (18) in a while inside an if: the pre-scan finds it."""
+    from pd2onnx.convert.exporter import prescan
+
+    built = _built("cf_opset_rule_in_while_in_if", fmt)
+    scan = prescan(load(built.model_file), 17)
+    assert scan.needed_opset == 18 and scan.needed_by.op_type == "fold" and " > " in str(scan.needed_by)
+    assert convert(built.model_file, optimize=False).opset_imports[""] == 18
+
+
+def test_no_mapper_refuses_what_a_newer_opset_converts():
+    """A mapper that needs a newer opset for its arguments asks for it (``require_opset``,
+    so the exporter raises the opset at any block depth) instead of refusing the op."""
+    import pathlib
+    import re
+
+    import pd2onnx.convert.ops as ops
+
+    pattern = re.compile(r"ctx\.fail\([^)]*(needs opset|--opset)", re.S)
+    found = [p.name for p in pathlib.Path(ops.__file__).parent.glob("*.py") if pattern.search(p.read_text())]
+    assert not found, f"mappers refusing with 'needs opset' instead of ctx.require_opset: {found}"

@@ -304,3 +304,123 @@ def test_params_directory_without_files_falls_back_to_combined(tmp_path):
     program = pd2onnx.load(str(d / "__model__"), str(d))
     assert program.params_layout == "combined"
     assert any("no per-parameter files" in w for w in program.warnings)
+
+
+# ---------------------------------------------------------------- text read from the files
+def _flip_name(path: str, name: bytes, byte: int = 0xFF) -> None:
+    data = bytearray(open(path, "rb").read())
+    at = data.find(name)
+    assert at >= 0
+    data[at + 1] = byte
+    with open(path, "wb") as f:
+        f.write(bytes(data))
+
+
+def test_legacy_name_not_utf8(model, tmp_path):
+    """One flipped byte in a variable name (found by fuzzing): a clear error, never bytes
+    reaching the params reader."""
+    w, b = np.ones((2, 3), np.float32), np.ones(3, np.float32)
+    _params(str(tmp_path / "m.pdiparams"), _record(b, FP32), _record(w, FP32))
+    _flip_name(model, b"fetch")
+    err = _raises("is not valid UTF-8 text (b'f\\xfftch')", model)
+    assert "m.pdmodel" in str(err) and "blocks[0].vars[" in str(err)
+    proc = subprocess.run([sys.executable, "-m", "pd2onnx", "convert", model, "-o", str(tmp_path / "x.onnx")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1 and "not valid UTF-8" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "x.onnx").exists()
+
+
+@pytest.mark.parametrize("where", ["op type", "slot", "attribute"])
+def test_legacy_text_fields_not_utf8(tmp_path, where):
+    from pd2onnx.paddle.framework_pb2 import ProgramDesc
+
+    path = str(tmp_path / "m.pdmodel")
+    _program({}, path)
+    prog = ProgramDesc()
+    prog.ParseFromString(open(path, "rb").read())
+    op = prog.blocks[0].ops[1]  # the scale op
+    if where == "attribute":
+        op.attrs.add(name="data_format", type=2, s="NCHW")
+    elif where == "op type":
+        op.attrs.add(name="op_callstack", type=5, strings=["File x.py"])
+    with open(path, "wb") as f:
+        f.write(prog.SerializeToString())
+    token = {"op type": b"scale", "slot": b"Out", "attribute": b"NCHW"}[where]
+    _flip_name(path, token)
+    expected = {"op type": "blocks[0].ops[1].type", "slot": "slot name", "attribute": "attribute 'data_format'"}
+    _raises(expected[where], path)
+
+
+def test_legacy_noise_attribute_not_utf8_is_ignored(tmp_path):
+    """A flipped byte in op_callstack (Paddle's record of the Python stack, never read) does
+    not stop the model."""
+    from pd2onnx.paddle.framework_pb2 import ProgramDesc
+
+    path = str(tmp_path / "m.pdmodel")
+    _program({}, path)
+    prog = ProgramDesc()
+    prog.ParseFromString(open(path, "rb").read())
+    prog.blocks[0].ops[1].attrs.add(name="op_callstack", type=5, strings=['File "train.py", line 3'])
+    with open(path, "wb") as f:
+        f.write(prog.SerializeToString())
+    _flip_name(path, b"train.py")
+    assert [v.name for v in pd2onnx.load(path).outputs] == ["y"]
+
+
+def _pir_doc(name: str = "x") -> dict:
+    tt = {"#": "0.t_dtensor", "D": [{"#": "0.t_f32"}, [2], "NCHW", [], 0]}
+    data = {"#": "1.data", "A": [{"N": "name", "AT": {"#": "0.a_str", "D": name}},
+                                 {"N": "shape", "AT": {"#": "1.a_intarray", "D": [2]}},
+                                 {"N": "dtype", "AT": {"#": "1.a_dtype", "D": "float32"}}],
+            "I": [], "O": [{"%": 1, "TT": tt}]}
+    relu = {"#": "1.relu", "A": [], "I": [{"%": 1}], "O": [{"%": 2, "TT": tt}]}
+    fetch = {"#": "1.fetch", "A": [{"N": "name", "AT": {"#": "0.a_str", "D": "out"}},
+                                   {"N": "col", "AT": {"#": "0.a_i32", "D": 0}}],
+             "I": [{"%": 2}], "O": [{"%": 3, "TT": tt}]}
+    return {"base_code": {"magic": "pir", "trainable": False, "version": 4},
+            "program": {"regions": [{"#": "region_0", "blocks": [{"#": "block_0", "args": [],
+                                                                    "ops": [data, relu, fetch]}]}]}}
+
+
+def test_pir_not_utf8(tmp_path):
+    path = tmp_path / "m.json"
+    path.write_bytes(json.dumps(_pir_doc("x\u00e9"), ensure_ascii=False).encode("utf-8").replace(b"\xc3\xa9", b"\xc3\x28"))
+    _raises("not valid UTF-8 text: byte", str(path))
+
+
+def test_pir_lone_surrogate_escape(tmp_path):
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(_pir_doc("x\ud800")))  # json.dumps writes it as \ud800
+    assert "\\ud800" in path.read_text()
+    _raises("unpaired UTF-16 surrogate", str(path))
+    ok = tmp_path / "ok.json"
+    ok.write_text(json.dumps(_pir_doc("x\U0001f600")))  # an escaped pair is fine
+    assert [v.name for v in pd2onnx.load(str(ok)).inputs] == ["x\U0001f600"]
+
+
+@pytest.mark.parametrize("key,value,message", [
+    ("I", None, "its operand list (I) is null, expected a list"),
+    ("I", [], "0 operand(s), but relu takes (x): x missing"),
+    ("O", {"%": 2}, None),  # a single result object is how p ops write it: accepted
+    ("A", "x", "its attribute list (A) is a JSON str, expected a list"),
+    ("regions", None, "its region list (regions) is null"),
+])
+def test_pir_op_lists(tmp_path, key, value, message):
+    doc = _pir_doc()
+    relu = doc["program"]["regions"][0]["blocks"][0]["ops"][1]
+    relu[key] = value if key != "O" else {**value, "TT": relu["O"][0]["TT"]}
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(doc))
+    if message is None:
+        assert pd2onnx.load(str(path)).outputs
+        return
+    err = _raises(message, str(path))
+    assert "block 0, op #1 (1.relu)" in str(err)
+
+
+def test_separate_layout_name_leaving_the_folder(tmp_path):
+    d = tmp_path / "old"
+    d.mkdir()
+    _program({"../secret": (FP32, [2])}, str(d / "__model__"))
+    _var_file(tmp_path, "secret", np.ones(2, np.float32))  # exists, outside the model's folder
+    _raises("parameter name '../secret' is not usable as a file name", str(d))

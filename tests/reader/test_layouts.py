@@ -52,7 +52,7 @@ def test_verify_runs_paddle_on_the_layout(case, fmt):
     """pd2onnx verify feeds the same directory to Paddle's predictor and to ONNX Runtime."""
     if fmt not in case.formats:
         pytest.skip(f"{fmt} not built for this case: {case.why}")
-    from pd2onnx.verify import verify
+    from pd2onnx import verify
 
     built = builder.get(case, fmt)
     report = verify(built.model_file, batch=2)

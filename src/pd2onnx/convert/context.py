@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import onnx_ir as ir
 
+from pd2onnx.convert.casting import c_cast
 from pd2onnx.convert.legalize import has_kernel
 from pd2onnx.convert.onnx_types import onnx_dtype
 from pd2onnx.errors import ConversionError, OpRefused, OpsetTooLow
@@ -220,8 +221,9 @@ class OpContext:
         return self.state.const_of(names[i], self.pd.block_idx)
 
     def const(self, value: Any, dtype: str | None = None, name: str | None = None) -> ir.Value:
-        """An initializer holding ``value`` (numpy array or Python scalar/list)."""
-        arr = np.asarray(value, dtype=dtypes.to_numpy(dtype) if dtype else None)
+        """An initializer holding ``value`` (numpy array or Python scalar/list), converted to
+        ``dtype`` (when given) as the kernels convert (``c_cast``)."""
+        arr = c_cast(value, dtypes.to_numpy(dtype)) if dtype else np.asarray(value)
         if dtype is None and arr.dtype == np.float64 and not isinstance(value, np.ndarray):
             arr = arr.astype(np.float32)
         return self.state.add_const(arr, name)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import onnx_ir as ir
 
+from pd2onnx import provenance
 from pd2onnx._version import __version__
 from pd2onnx.convert.context import OpContext, onnx_dtype
 from pd2onnx.convert.registry import get_mapper
@@ -120,6 +121,7 @@ def convert_block_ops(state: ConvertState, ops: list[Op]) -> None:
             _leave_unset(state, op)
             continue
         ctx = OpContext(state, op)
+        outer, state.current_op = state.current_op, op  # provenance: what the mapper emits is op's
         try:
             mapper.fn(ctx)
         except OpRefused as exc:
@@ -131,7 +133,13 @@ def convert_block_ops(state: ConvertState, ops: list[Op]) -> None:
                 raise
             _leave_unset(state, op)
             continue
-        except (Pd2OnnxError, OpsetTooLow):
+        except OpsetTooLow as exc:
+            if op.block_idx != 0 and exc.site == op.site:  # name the blocks it sits in
+                from pd2onnx.paddle.info import block_paths
+
+                raise OpsetTooLow(exc.opset, _site(op, block_paths(state.program)), exc.why) from None
+            raise
+        except Pd2OnnxError:
             raise
         except Exception as exc:
             if state.refusals:  # a follow-on of an earlier refusal (values it left unset)
@@ -142,6 +150,8 @@ def convert_block_ops(state: ConvertState, ops: list[Op]) -> None:
                 file=state.program.model_file,
                 hint="this is a pd2onnx bug; please report it with the model (run with --debug for a traceback)",
             ) from exc
+        finally:
+            state.current_op = outer
         _store_inplace(state, op)
         for slot, names in op.outputs.items():
             for name in names:
@@ -252,6 +262,7 @@ def _export_at(program: Program, target: int) -> ir.Model:
     ir_version = max(4, onnx.helper.find_min_ir_version_for([onnx.helper.make_opsetid("", target)]))
     model = ir.Model(graph, ir_version=ir_version, producer_name="pd2onnx", producer_version=__version__)
     _legalize(model)
+    provenance.start(model, program.model_file, program.format)  # pd2onnx.api.convert stores it
     return model
 
 

@@ -32,6 +32,7 @@ from functools import cache
 
 import onnx_ir as ir
 
+from pd2onnx import provenance
 from pd2onnx.convert.naming import fresh_name
 from pd2onnx.convert.ort_kernels import KERNELS, ORT_VERSION
 
@@ -350,6 +351,7 @@ class _Legalizer:
                 cast.outputs[0].shape = v.shape
                 self.types[cast.outputs[0]] = new[c]
                 graph.insert_before(node, cast)
+                provenance.same_op(node, cast)
                 node.replace_input_with(i, cast.outputs[0])
                 made[id(v), new[c]] = cast.outputs[0]
         anchor = node
@@ -370,6 +372,7 @@ class _Legalizer:
             cast = ir.Node("", "Cast", [out], ir.convenience.convert_attributes({"to": _dtype_of(original)}),
                            outputs=[back], name=self.fresh(f"{node.name or node.op_type}/legalize_out{k}"))
             graph.insert_after(anchor, cast)
+            provenance.move(out, back)  # the cast's result carries the Paddle value now
             anchor = cast
         before = ", ".join(f"{c}={bound[c]}" for c in sorted(changed))
         after = ", ".join(f"{c}={new[c]}" for c in sorted(changed))

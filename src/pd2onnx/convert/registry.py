@@ -70,9 +70,32 @@ _CUSTOM: dict[str, Mapper] = {}  # ops the user asked to keep as custom-domain n
 CUSTOM_DOMAIN = "Paddle"  # the domain paddle2onnx writes custom ops into (version 1)
 
 
+_OVERRIDES: dict[str, Mapper] = {}  # tests: a mapper put in place of another (``overriding``)
+
+
 def get_mapper(name: str) -> Mapper | None:
     _load()
-    return _CUSTOM.get(name) or _MAPPERS.get(name)
+    return _OVERRIDES.get(name) or _CUSTOM.get(name) or _MAPPERS.get(name)
+
+
+@contextmanager
+def overriding(name: str, fn: MapperFn) -> Iterator[Mapper]:
+    """For tests: within the block, op ``name`` is converted by ``fn`` instead of its mapper
+    (same opset rule and family); the registered mapper comes back afterwards, whatever
+    happens. Yields the registered mapper, so ``fn`` can call it and alter its result."""
+    _load()
+    original = _MAPPERS.get(name)
+    if original is None:
+        raise KeyError(f"no mapper registered for op {name!r}")
+    previous = _OVERRIDES.get(name)
+    _OVERRIDES[name] = Mapper(name, fn, original.min_opset, original.family)
+    try:
+        yield original
+    finally:
+        if previous is None:
+            _OVERRIDES.pop(name, None)
+        else:
+            _OVERRIDES[name] = previous
 
 
 @contextmanager

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import onnx_ir as ir
 
+from pd2onnx import provenance
+from pd2onnx.convert.casting import c_cast
 from pd2onnx.convert.naming import fresh_name
 from pd2onnx.convert.onnx_types import onnx_dtype
 from pd2onnx.errors import ConversionError, OpRefused
@@ -47,12 +49,21 @@ class ConvertState:
     # array_write ops known to append (ids), and array lengths -> the array they measured
     append_ops: set[int] = field(default_factory=set)
     measured: dict[ir.Value, ir.Value] = field(default_factory=dict)
+    # Legacy variables holding only Paddle 2.x dy2static's "no value" marker (found once)
+    no_value: frozenset[str] | None = None
     # Ops a mapper refused (all reported at the end) and the Paddle values they left unset
     refusals: list[OpRefused] = field(default_factory=list)
     unset: set[str] = field(default_factory=set)
     # Converts a list of ops into the graph being filled (the exporter's walk): control-flow
     # mappers call it for sub-blocks, so no mapper imports the exporter back.
     convert_block: Callable[[ConvertState, list[Op]], None] | None = None
+    # The Paddle op being converted: the nodes appended and the outputs bound meanwhile are
+    # tagged with it (pd2onnx.provenance); the exporter sets it around each mapper.
+    current_op: Op | None = None
+    # Paddle values a mapper deliberately binds to something else than Paddle's value (e.g. a
+    # frozen quantized chain computed in real values where Paddle holds integers), with why:
+    # provenance records them as not carried, so verify never compares them.
+    not_paddle: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.root is None:
@@ -73,6 +84,8 @@ class ConvertState:
         return fresh_name(base, self.names)
 
     def append_node(self, node: ir.Node) -> None:
+        if self.current_op is not None:
+            provenance.tag_node(node, provenance.site_of(self.current_op))
         self.graph.append(node)
 
     def add_const(self, arr: np.ndarray, name: str | None = None) -> ir.Value:
@@ -132,7 +145,7 @@ class ConvertState:
             src = node.inputs[0].const_value
             to = node.attributes.get("to")
             if src is not None and to is not None:
-                return src.numpy().astype(ir.DataType(to.value).numpy())
+                return c_cast(src.numpy(), ir.DataType(to.value).numpy())
             return None
         if value.const_value is None:
             return None
@@ -140,11 +153,19 @@ class ConvertState:
 
     def bind(self, name: str, value: ir.Value, fresh: bool) -> None:
         """Make ONNX ``value`` the value of Paddle ``name`` (renaming it when it is new)."""
+        op = self.current_op
+        if op is not None:
+            provenance.untag_value(self.env.get(name), provenance.site_of(op), name)  # bound again
         if fresh:
             self.fresh.discard(value)
             self.names.discard(value.name)
             value.name = self.unique_name(name)
         self.env[name] = value
+        if op is not None and any(name in names for names in op.outputs.values()):
+            if name in self.not_paddle:
+                provenance.not_carried(value, provenance.site_of(op), name, self.not_paddle[name])
+            else:
+                provenance.tag_value(value, provenance.site_of(op), name)
 
 
 

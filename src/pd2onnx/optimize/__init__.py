@@ -90,7 +90,10 @@ def optimize(
         )
     if max_rounds < 1:
         raise UsageError(f"max_rounds must be at least 1, got {max_rounds}")
+    from pd2onnx import provenance
+
     start = time.perf_counter()
+    provenance.attach(model)  # a file pd2onnx converted: its rewrites keep the provenance honest
     options = Options(fold_size_limit=fold_size_limit)
     histogram_before = op_histogram(model)
     if input_shapes:
@@ -105,6 +108,7 @@ def optimize(
     passes = [(name, cls(options)) for name, cls in PASS_CLASSES.items() if name not in skip]
     result = Scheduler(passes, max_rounds=max_rounds).run(model)
     histogram_after = op_histogram(model)
+    provenance.store(model, refresh=True)
     return OptimizeReport(
         converged=result.converged,
         rounds=result.rounds,
@@ -124,6 +128,10 @@ def to_fp16(model: ir.Model, keep_io_types: bool = False) -> list[str]:
 
     See :mod:`pd2onnx.optimize.passes.fp16` for what stays in float32 and why.
     """
+    from pd2onnx import provenance
     from pd2onnx.optimize.passes.fp16 import convert_to_fp16
 
-    return convert_to_fp16(model, keep_io_types=keep_io_types)
+    provenance.attach(model)
+    warnings = convert_to_fp16(model, keep_io_types=keep_io_types)
+    provenance.store(model, refresh=True)
+    return warnings

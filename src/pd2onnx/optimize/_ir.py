@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 import onnx_ir as ir
 
+from pd2onnx import provenance
+
 ONNX_DOMAINS = ("", "ai.onnx")
 FLOAT_TYPES = frozenset(
     {ir.DataType.FLOAT, ir.DataType.FLOAT16, ir.DataType.DOUBLE, ir.DataType.BFLOAT16}
@@ -300,7 +302,8 @@ def replace_value(old: ir.Value, new: ir.Value) -> bool:
 
     When ``old`` is a graph output, ``new`` takes over its name, which is only possible if
     ``new`` is produced by a node of the same graph and is not itself a graph input, output
-    or initializer; otherwise nothing changes and False is returned.
+    or initializer; otherwise nothing changes and False is returned. ``new`` computes what
+    ``old`` did, so it carries ``old``'s Paddle values (``pd2onnx.provenance``).
     """
     if old is new:
         return False
@@ -322,8 +325,10 @@ def replace_value(old: ir.Value, new: ir.Value) -> bool:
         new.name = name
         if new.shape is None and old.shape is not None:
             new.shape = old.shape
+        provenance.move(old, new)
         return True
     ir.convenience.replace_all_uses_with(old, new)
+    provenance.move(old, new)
     return True
 
 

@@ -414,11 +414,14 @@ def evaluate(
     ``opsets`` maps domain to opset version ("" for the default domain).
     """
     try:
-        fn = KERNELS.get(node.op_type) if node.domain in ("", "ai.onnx") else None
-        if fn is not None:
-            out = fn(node, inputs, opsets.get("", 21))
-        else:
-            out = _reference(node, inputs, opsets)
+        # float arithmetic on constants gives IEEE results (inf, NaN) as the runtime would:
+        # numpy's warnings about them are not the user's concern
+        with np.errstate(all="ignore"):
+            fn = KERNELS.get(node.op_type) if node.domain in ("", "ai.onnx") else None
+            if fn is not None:
+                out = fn(node, inputs, opsets.get("", 21))
+            else:
+                out = _reference(node, inputs, opsets)
     except Exception as exc:  # noqa: BLE001 - any failure means "do not fold"
         logger.debug("cannot evaluate %s: %s", node.op_type, exc)
         return None

@@ -60,6 +60,7 @@ def _block_tree(program: Program) -> list[dict[str, Any]]:
 def describe(program: Program) -> dict[str, Any]:
     return {
         "model_file": program.model_file,
+        "ignored_files": [{"file": name, "why": why} for name, why in program.ignored_files],
         "params_file": program.params_file,
         "params_layout": program.params_layout,
         "format": program.format,
@@ -96,8 +97,10 @@ def _size(n: int) -> str:
 def format_description(desc: dict[str, Any]) -> str:
     label = "legacy ProgramDesc" if desc["format"] == "legacy" else "PIR JSON"
     version = f"program version {desc['format_version']}" if desc["format"] == "legacy" else f"PIR version {desc['format_version']}"
-    lines = [
-        f"model:      {desc['model_file']}",
+    lines = [f"model:      {desc['model_file']}"]
+    for entry in desc.get("ignored_files") or []:
+        lines.append(f"  ignored:  {entry['file']} ({entry['why']})")
+    lines += [
         f"params:     {desc['params_file'] or '(none)'}{_LAYOUTS.get(desc['params_layout'], '')}",
         f"format:     {label} ({version}), written by {desc['written_by']}",
         "inputs:",

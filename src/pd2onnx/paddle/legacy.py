@@ -77,6 +77,22 @@ def parse_program_desc(data: bytes, path: str) -> ProgramDesc:
     return desc
 
 
+def _text(value: str | bytes, what: str, path: str) -> str:
+    """A string field as read: the protobuf runtime hands back ``bytes`` for a string that
+    is not valid UTF-8 (Paddle never writes one: the file is corrupt)."""
+    if isinstance(value, bytes):
+        raise ModelFormatError(
+            f"{what} is not valid UTF-8 text ({value[:60]!r})",
+            file=path,
+            hint="the file is corrupt (damaged in transfer or edited); export the model again",
+        )
+    return value
+
+
+def _texts(values: Any, what: str, path: str) -> list[str]:
+    return [_text(v, f"{what}[{k}]", path) for k, v in enumerate(values)]
+
+
 def _require(cond: bool, what: str, path: str) -> None:
     if not cond:
         raise ModelFormatError(
@@ -88,7 +104,8 @@ def _require(cond: bool, what: str, path: str) -> None:
 
 def _value(var: VarDesc, path: str, where: str) -> Value:
     _require(var.HasField("name"), f"{where}.name", path)
-    _require(var.HasField("type") and var.type.HasField("type"), f"{where} ({var.name}).type", path)
+    name = _text(var.name, f"{where}.name", path)
+    _require(var.HasField("type") and var.type.HasField("type"), f"{where} ({name}).type", path)
     code = var.type.type
     kind = dtypes.LEGACY_KINDS.get(code)
     dtype = None
@@ -96,7 +113,7 @@ def _value(var: VarDesc, path: str, where: str) -> Value:
     if kind in ("dense_tensor", "tensor_array"):
         holder = var.type.dense_tensor if kind == "dense_tensor" else var.type.tensor_array
         tensor = holder.tensor
-        _require(tensor.HasField("data_type"), f"{where} ({var.name}).type.tensor.data_type", path)
+        _require(tensor.HasField("data_type"), f"{where} ({name}).type.tensor.data_type", path)
         dtype = dtypes.from_legacy_code(tensor.data_type)
         shape = tuple(int(d) for d in tensor.dims)
         if kind == "dense_tensor" and holder.legacy_lod_level > 0 and shape:
@@ -108,26 +125,42 @@ def _value(var: VarDesc, path: str, where: str) -> Value:
         elem = dtypes.from_legacy_code(code)
         kind = "scalar" if elem else f"unknown_{code}"
         dtype = elem
-    return Value(var.name, dtype, shape, kind=kind, persistable=bool(var.persistable))
+    return Value(name, dtype, shape, kind=kind, persistable=bool(var.persistable))
 
 
-def _attrs(op: OpDesc, path: str, where: str) -> dict[str, Any]:
+# AttrType codes whose value is text: STRING, STRINGS, VAR, VARS
+_TEXT_ATTRS = {2: "s", 5: "strings", 13: "var_name", 14: "vars_name"}
+
+
+def _attrs(op: OpDesc, op_type: str, path: str, where: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, attr in enumerate(op.attrs):
         _require(attr.HasField("name") and attr.HasField("type"), f"{where}.attrs[{k}].name/type", path)
+        name = _text(attr.name, f"{where} ({op_type}).attrs[{k}].name", path)
+        if name in opdefs.NOISE_ATTRS:  # how Paddle ran the op (op_callstack, ...): never read
+            continue
         reader = _ATTR_READERS.get(attr.type)
         if reader is None:
             raise ModelFormatError(
-                f"{where} ({op.type}): attribute {attr.name!r} has unknown type code {attr.type}",
+                f"{where} ({op_type}): attribute {name!r} has unknown type code {attr.type}",
                 file=path,
                 hint="the file may come from a newer Paddle; please report it",
             )
-        out[attr.name] = reader(attr)
+        field_name = _TEXT_ATTRS.get(attr.type)
+        if field_name is not None:
+            value = getattr(attr, field_name)
+            what = f"{where} ({op_type}): attribute {name!r}"
+            if isinstance(value, (str, bytes)):
+                _text(value, what, path)
+            else:
+                _texts(value, what, path)
+        out[name] = reader(attr)
     return out
 
 
-def _slots(vars_: Any) -> dict[str, list[str]]:
-    return {v.parameter: list(v.arguments) for v in vars_}
+def _slots(vars_: Any, path: str, where: str) -> dict[str, list[str]]:
+    return {_text(v.parameter, f"{where} slot name", path): _texts(v.arguments, f"{where} slot {v.parameter!r}", path)
+            for v in vars_}
 
 
 def read_legacy(data: bytes, path: str) -> tuple[Program, list[Expected]]:
@@ -149,11 +182,12 @@ def read_legacy(data: bytes, path: str) -> tuple[Program, list[Expected]]:
         for i, opdesc in enumerate(bdesc.ops):
             where = f"blocks[{b}].ops[{i}]"
             _require(opdesc.HasField("type"), f"{where}.type", path)
+            legacy_type = _text(opdesc.type, f"{where}.type", path)
             for s, slot in enumerate(list(opdesc.inputs) + list(opdesc.outputs)):
-                _require(slot.HasField("parameter"), f"{where} ({opdesc.type}) slot {s}.parameter", path)
-            attrs = _attrs(opdesc, path, where)
-            inputs, outputs = _slots(opdesc.inputs), _slots(opdesc.outputs)
-            legacy_type = opdesc.type
+                _require(slot.HasField("parameter"), f"{where} ({legacy_type}) slot {s}.parameter", path)
+            attrs = _attrs(opdesc, legacy_type, path, where)
+            inputs = _slots(opdesc.inputs, path, f"{where} ({legacy_type}) input")
+            outputs = _slots(opdesc.outputs, path, f"{where} ({legacy_type}) output")
             if legacy_type == "feed":
                 name = (outputs.get("Out") or [""])[0]
                 col = int(attrs.get("col", 0))

@@ -8,6 +8,9 @@ Layouts read (docs/formats.md):
   either in one combined file (``__params__``, ``params`` or ``*.pdiparams``) or as **one file
   per persistable variable** named by the variable (Paddle 1.x/2.x ``save_inference_model``
   without ``params_filename``, PaddleHub and PaddleDetection 1.x exports).
+
+Which file of a folder is the program is decided by content (``discover.py``): toolkits
+and people leave configs and notes in JSON beside the model.
 """
 
 from __future__ import annotations
@@ -16,6 +19,14 @@ import logging
 import os
 
 from pd2onnx.errors import ModelFormatError
+from pd2onnx.paddle.discover import (
+    COMBINED_NAMES,
+    PARAMS_SUFFIX,
+    PROGRAM_SUFFIXES,
+    discover,
+    looks_like_json,
+    own_weights,
+)
 from pd2onnx.paddle.params import (
     PICKLE_HINT,
     Expected,
@@ -28,57 +39,17 @@ from pd2onnx.paddle.program import Program
 
 log = logging.getLogger(__name__)
 
-MODEL_SUFFIXES = (".json", ".pdmodel")
-PARAMS_SUFFIX = ".pdiparams"
-_BARE_MODEL_NAMES = ("__model__", "model")  # program files without a suffix (Paddle 1.x)
-_COMBINED_NAMES = ("__params__", "params")
-
-
-def _model_candidates(directory: str) -> list[str]:
-    """Program files in ``directory``: ``*.json``, ``*.pdmodel``, ``__model__``, ``model``."""
-    found = []
-    for name in sorted(os.listdir(directory)):
-        path = os.path.join(directory, name)
-        if (name.endswith(MODEL_SUFFIXES) or name in _BARE_MODEL_NAMES) and os.path.isfile(path):
-            found.append(path)
-    return found
-
-
-def _pick_model(directory: str) -> str:
-    found = _model_candidates(directory)
-    if not found:
-        raise ModelFormatError(
-            "no Paddle model in this directory (looked for *.json, *.pdmodel, __model__, model)",
-            file=directory,
-            hint="pass the directory or file written by paddle.jit.save / save_inference_model",
-        )
-    # X.json and X.pdmodel side by side are one model in two formats: PIR is preferred.
-    stems: dict[str, list[str]] = {}
-    for f in found:
-        stems.setdefault(os.path.splitext(f)[0], []).append(f)
-    if len(stems) > 1:
-        names = ", ".join(os.path.basename(f) for f in found)
-        raise ModelFormatError(
-            f"the directory holds {len(stems)} different programs: {names}",
-            file=directory,
-            hint="pick one: pass the file itself (e.g. DIR/" + os.path.basename(found[0]) + ") or "
-            "--model_filename NAME with --model_dir DIR",
-        )
-    files = next(iter(stems.values()))
-    pir = [f for f in files if f.endswith(".json")]
-    return pir[0] if pir else files[0]
 
 
 def _combined_beside(model_file: str) -> str | None:
     """The combined params file that goes with ``model_file``, if there is one."""
-    stem, ext = os.path.splitext(model_file)
-    candidates = [stem + PARAMS_SUFFIX] if ext in MODEL_SUFFIXES else []
-    candidates.append(model_file + PARAMS_SUFFIX)
+    own = own_weights(model_file)
+    if own is not None:
+        return own
     directory = os.path.dirname(model_file) or "."
-    candidates += [os.path.join(directory, n) for n in _COMBINED_NAMES]
-    for cand in candidates:
-        if os.path.isfile(cand):
-            return cand
+    for name in COMBINED_NAMES:
+        if os.path.isfile(os.path.join(directory, name)):
+            return os.path.join(directory, name)
     # Any single *.pdiparams beside it (e.g. __model__ with weights.pdiparams).
     others = sorted(n for n in os.listdir(directory) if n.endswith(PARAMS_SUFFIX))
     if len(others) == 1 and os.path.isfile(os.path.join(directory, others[0])):
@@ -86,19 +57,24 @@ def _combined_beside(model_file: str) -> str | None:
     return None
 
 
-def locate(path: str, params_file: str | None = None) -> tuple[str, str | None]:
-    """Resolve a directory, model file or path prefix to (model file, params file or None).
+def locate(path: str, params_file: str | None = None) -> tuple[str, str | None, list[tuple[str, str]]]:
+    """Resolve a directory, model file or path prefix to (model file, params file or None,
+    files of a directory left aside with why).
 
     The params file is the one given, or the combined file found beside the model; None
     means: no combined file (the program may have no parameters, or one file per variable).
     """
     path = os.fspath(path)
+    ignored: list[tuple[str, str]] = []
     if os.path.isdir(path):
-        model = _pick_model(path)
+        found = discover(path)
+        model, ignored = found.model, found.ignored
+        log.info("%s: the program is %s%s", path, os.path.basename(model),
+                 "".join(f"; ignored {name} ({why})" for name, why in ignored))
     elif os.path.isfile(path):
         model = path
     else:
-        for ext in MODEL_SUFFIXES:
+        for ext in PROGRAM_SUFFIXES:
             if os.path.isfile(path + ext):
                 model = path + ext
                 break
@@ -109,20 +85,21 @@ def locate(path: str, params_file: str | None = None) -> tuple[str, str | None]:
                 hint="check the path; a model is a .json or .pdmodel file with a .pdiparams beside it",
             )
     if params_file is not None:  # a missing one is an error only if the program has parameters
-        return model, os.fspath(params_file)
-    return model, _combined_beside(model)
+        return model, os.fspath(params_file), ignored
+    return model, _combined_beside(model), ignored
 
 
 def sniff(head: bytes) -> str:
     """'pir', 'legacy' or 'pickle' from a file's first bytes."""
     if is_pickle(head):
         return "pickle"
-    if head.lstrip()[:1] == b"{":
+    if looks_like_json(head):
         return "pir"
     return "legacy"
 
 
-def _read_program(model_file: str) -> tuple[Program, list[Expected]]:
+def read_program(model_file: str) -> tuple[Program, list[Expected]]:
+    """The program (parameters not attached) and the parameters it declares."""
     if model_file.endswith(".pdiparams.info"):
         raise ModelFormatError(
             "this is the pickled parameter-name metadata that Paddle 2.x writes beside a model; "
@@ -130,7 +107,7 @@ def _read_program(model_file: str) -> tuple[Program, list[Expected]]:
             file=model_file,
             hint="pass the .pdmodel (or .json) file beside it, or the directory / path prefix",
         )
-    if model_file.endswith(PARAMS_SUFFIX) or os.path.basename(model_file) in _COMBINED_NAMES:
+    if model_file.endswith(PARAMS_SUFFIX) or os.path.basename(model_file) in COMBINED_NAMES:
         raise ModelFormatError(
             "this is a params file, not a model file",
             file=model_file,
@@ -192,8 +169,9 @@ def load(path: str, params_file: str | None = None) -> Program:
     """Read a Paddle inference model (either format, any layout) with its parameters; no
     paddle import. ``params_file`` may be a combined file or the directory of per-variable
     files; by default it is found beside the model."""
-    model_file, params_path = locate(path, params_file)
-    program, expected = _read_program(model_file)
+    model_file, params_path, ignored = locate(path, params_file)
+    program, expected = read_program(model_file)
+    program.ignored_files = ignored
     _attach_params(program, params_path, expected)
     for message in program.warnings:
         log.warning(message)

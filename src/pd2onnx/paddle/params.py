@@ -231,8 +231,19 @@ def read_params(path: str | None, expected: list[Expected], warnings: list[str])
 
 
 def variable_file(directory: str, name: str) -> str:
-    """Where the one-file-per-variable layout keeps ``name`` (a ``/`` in it is a sub-folder)."""
-    return os.path.join(directory, *name.split("/"))
+    """Where the one-file-per-variable layout keeps ``name`` (a ``/`` in it is a sub-folder).
+    A name that would lead out of ``directory`` (``..``, an absolute path, a NUL) is an error:
+    pd2onnx reads no file a model names outside its folder."""
+    parts = name.split("/")
+    path = os.path.join(directory, *parts)
+    inside = os.path.normpath(path).startswith(os.path.join(os.path.normpath(directory), ""))
+    if not name or ".." in parts or "\0" in name or not inside:
+        raise ModelFormatError(
+            f"parameter name {name!r} is not usable as a file name in the one-file-per-parameter layout",
+            file=directory,
+            hint="the program file is corrupt or not written by Paddle; pass a combined params file if there is one",
+        )
+    return path
 
 
 def read_separate_params(directory: str, expected: list[Expected], warnings: list[str]) -> dict[str, np.ndarray]:

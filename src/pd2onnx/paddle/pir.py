@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 from pd2onnx.errors import ModelFormatError
@@ -29,6 +30,18 @@ _OP_META_ATTRS = {"struct_name", "op_dist_attr", "op_role", "stop_gradient", "pe
 
 class _Bad(Exception):
     """Internal: a structural problem; turned into ModelFormatError with the op's position."""
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else f"a JSON {type(value).__name__}"
+
+
+def _listed(ojson: dict, key: str, what: str) -> list:
+    """An op's list entry (absent = empty); null or another type is a structural error."""
+    value = ojson.get(key, [])
+    if not isinstance(value, list):
+        raise _Bad(f"its {what} ({key}) is {_kind(value)}, expected a list")
+    return value
 
 
 def _split_id(text: str) -> tuple[str, str]:
@@ -176,13 +189,19 @@ class _Reader:
 
     def read_op(self, ojson: dict, block: Block) -> Op | None:
         full = ojson["#"]
+        if not isinstance(full, str):
+            raise _Bad(f"op name {str(full)[:40]} is not a string")
         if full == "p":
             return self.read_param(ojson, block)
         dialect, name = _split_id(full)
-        operands = ojson.get("I", []) or []
-        results = ojson.get("O", []) or []
+        operands = _listed(ojson, "I", "operand list")
+        results = ojson.get("O", [])
         if isinstance(results, dict):
             results = [results]
+        elif not isinstance(results, list):
+            raise _Bad(f"its result list (O) is {_kind(results)}, expected a list")
+        for key, what in (("A", "attribute list"), ("regions", "region list")):
+            _listed(ojson, key, what)
 
         if dialect == "builtin" and name == "combine":
             elems = [n for o in operands for n in self.operand_names(o)]
@@ -219,6 +238,12 @@ class _Reader:
             op_type = f"{dialect}.{name}" if dialect else name
 
         in_names, out_names, opdef = opdefs.pir_slots(op_type, len(operands), len(results))
+        if opdef is not None and len(operands) < len(opdef.inputs):
+            # trailing arguments may be written as attributes instead (full: shape, value)
+            missing = [n for n in opdef.inputs[len(operands):] if n not in attrs]
+            if missing:
+                raise _Bad(f"{len(operands)} operand(s), but {op_type} takes ({', '.join(opdef.inputs)}): "
+                           f"{', '.join(missing)} missing (neither an operand nor an attribute)")
         inputs = {slot: self.operand_names(o) for slot, o in zip(in_names, operands)}
         if op_type == "yield":
             inputs = {"x": [n for o in operands for n in self.operand_names(o)]}
@@ -274,15 +299,54 @@ class _Reader:
         return None
 
 
-def read_pir(text: bytes, path: str) -> tuple[Program, list[Expected]]:
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _bad_text(path: str, what: str) -> ModelFormatError:
+    return ModelFormatError(what, file=path, hint="the file is corrupt (damaged in transfer or edited); export the model again")
+
+
+def _check_strings(doc: Any, path: str) -> None:
+    """Every string (keys too) must be encodable as UTF-8: a JSON escape of half a UTF-16
+    surrogate pair (``\\ud800``) decodes to a string that is not."""
+    stack = [doc]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                shown = item.encode("utf-8", "backslashreplace").decode("ascii", "replace")[:60]
+                raise _bad_text(path, f"the string {shown!r} holds an unpaired UTF-16 surrogate escape: "
+                                "not valid text") from None
+
+
+def _decode(data: bytes, path: str) -> str:
+    """The file's text: strict UTF-8 (JSON's encoding; Paddle writes nothing else)."""
+    try:
+        return data.decode("utf-8-sig")  # JSON's encoding (a byte order mark, if any, dropped)
+    except UnicodeDecodeError as exc:
+        raise _bad_text(path, f"not valid UTF-8 text: byte {exc.start} ({data[exc.start:exc.start + 1]!r}) "
+                        f"{exc.reason}") from None
+
+
+def read_pir(data: bytes, path: str) -> tuple[Program, list[Expected]]:
+    text = _decode(data, path)
     try:
         doc = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as exc:
+    except ValueError as exc:
         raise ModelFormatError(
             f"not valid JSON ({exc})",
             file=path,
             hint="the file is truncated or corrupt; export the model again",
         ) from None
+    if _SURROGATE_ESCAPE.search(text):
+        _check_strings(doc, path)
     base = doc.get("base_code") if isinstance(doc, dict) else None
     if not isinstance(base, dict) or base.get("magic") != "pir":
         raise ModelFormatError(

@@ -122,6 +122,8 @@ class Program:
     params_file: str | None = None  # the combined file, or the directory of per-variable files
     params_layout: str = "none"  # "combined", "separate" (one file per variable) or "none"
     warnings: list[str] = field(default_factory=list)
+    # files of the model's folder that were looked at and left aside, with why (discover.py)
+    ignored_files: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def main(self) -> Block:

@@ -2,11 +2,15 @@
 
 - legacy ``axis`` broadcasting of binary ops (Y aligned to X starting at ``axis``);
 - which Paddle's semantics a file has (a few kernels changed between 2.x and 3.x);
-- comparisons of floats that stay exact at opsets where ONNX lacks them for floats.
+- comparisons of floats that stay exact at opsets where ONNX lacks them for floats;
+- C's atan2 (the ``atan2`` op and the angle of complex values).
 """
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import onnx_ir as ir
 
 from pd2onnx.convert.context import FLOAT_DTYPES, OpContext
@@ -75,3 +79,27 @@ def is_zero(ctx: OpContext, x: ir.Value, dtype: str) -> ir.Value:
     if not is_float(dtype) or ctx.opset >= 11:
         return ctx.op.Equal(x, zero)
     return ctx.op.Not(ctx.op.Or(ctx.op.Less(x, zero), ctx.op.Greater(x, zero)))
+
+
+def _negative_or_minus_zero(ctx: OpContext, v: ir.Value, dtype: str) -> ir.Value:
+    """v < 0 or v is -0.0 (1 / -0.0 = -inf)."""
+    zero = ctx.const(0.0, dtype)
+    return ctx.op.Or(ctx.op.Less(v, zero), ctx.op.Less(ctx.op.Reciprocal(v), zero))
+
+
+def atan2_values(ctx: OpContext, x1: ir.Value, x2: ir.Value) -> ir.Value:
+    """C's atan2(x1, x2) of float64 values: atan(x1 / x2), plus +-pi when x2 < 0 (or -0).
+
+    Signed zeros and infinities follow C: both zero gives +-0 or +-pi, both infinite gives
+    +-pi/4 or +-3pi/4. The ratio and the quadrant shift are computed in float64; Atan itself
+    in float32, the only type ONNX Runtime implements it for (so a float64 result carries
+    float32 precision). Needs opset 9 (Sign)."""
+    w = "float64"
+    big, zero = ctx.const(np.finfo(np.float64).max, w), ctx.const(0.0, w)
+    both_inf = ctx.op.And(ctx.op.Greater(ctx.op.Abs(x1), big), ctx.op.Greater(ctx.op.Abs(x2), big))
+    ratio = ctx.op.Where(both_inf, ctx.op.Div(ctx.op.Sign(x1), ctx.op.Sign(x2)), ctx.op.Div(x1, x2))
+    angle = ctx.cast(ctx.op.Atan(ctx.cast(ratio, "float32", w)), w, "float32")
+    both_zero = ctx.op.And(float_equal(ctx, x1, zero, w), float_equal(ctx, x2, zero, w))
+    q = ctx.op.Where(both_zero, x1, angle)
+    pi = ctx.op.Where(_negative_or_minus_zero(ctx, x1, w), ctx.const(-math.pi, w), ctx.const(math.pi, w))
+    return ctx.op.Where(_negative_or_minus_zero(ctx, x2, w), ctx.op.Add(q, pi), q)

@@ -115,9 +115,7 @@ def pad(
         ctx.require_opset(11, f"padding a {dtype} tensor (Pad before opset 11 takes floats only)")
     if ctx.opset < 11:
         if isinstance(pads, ir.Value) or isinstance(value, ir.Value):
-            raise ctx.fail(
-                "padding by runtime amounts needs opset 11 or newer", hint="pass --opset 11 or newer"
-            )
+            ctx.require_opset(11, "padding by runtime amounts: Pad takes them as inputs from opset 11")
         return ctx.op.Pad(
             x, pads=list(pads), mode=mode, value=float(value or 0.0) if mode == "constant" else None
         )

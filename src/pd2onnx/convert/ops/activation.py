@@ -44,7 +44,7 @@ def _scaled(ctx: OpContext, x: ir.Value, factor: float, dtype: str) -> ir.Value:
 def _where_positive(ctx: OpContext, x: ir.Value, negative: ir.Value, dtype: str) -> ir.Value:
     """x > 0 ? x : negative (the float64 fallbacks; Where needs opset 9)."""
     if ctx.opset < 9:
-        raise ctx.fail(f"{ctx.pd.type} of {dtype} tensors needs opset 9", hint="pass --opset 9 or newer")
+        ctx.require_opset(9, f"{ctx.pd.type} of {dtype} tensors uses Where, from opset 9")
     return ctx.op.Where(ctx.op.Greater(x, ctx.const(0.0, dtype)), x, negative)
 
 

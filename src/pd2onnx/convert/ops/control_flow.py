@@ -25,6 +25,7 @@ from collections.abc import Callable
 import numpy as np
 import onnx_ir as ir
 
+from pd2onnx.convert.casting import c_cast
 from pd2onnx.convert.context import OpContext, onnx_dtype
 from pd2onnx.convert.registry import mapper
 from pd2onnx.convert.state import seq_dtype
@@ -142,6 +143,77 @@ def _current(ctx: OpContext, name: str, info: Value) -> ir.Value:
     return value
 
 
+# Paddle 2.x dy2static gives a variable that a branch leaves unassigned this marker value
+# (``RETURN_NO_VALUE_MAGIC_NUM``, an ``assign_value`` of one float element); Paddle never
+# reads it on that path.
+_NO_VALUE = np.float32(1.77113e27)
+_VALUE_ATTRS = ("values", "fp32_values", "fp64_values")
+
+
+def _writes_no_value(op: Op) -> bool:
+    if op.type != "assign_value":
+        return False
+    values = next((op.attrs[k] for k in _VALUE_ATTRS if op.attrs.get(k)), None)
+    return bool(values) and all(np.float32(v) == _NO_VALUE for v in values)
+
+
+def _is_no_value(value: ir.Value) -> bool:
+    """Whether ``value`` is a constant holding only the "no value" marker."""
+    if value.const_value is None:
+        return False
+    data = value.const_value.numpy()
+    return data.dtype.kind == "f" and data.size > 0 and bool(np.all(data.astype(np.float32) == _NO_VALUE))
+
+
+def _no_value_vars(ctx: OpContext) -> frozenset[str]:
+    """The legacy variables that hold nothing but the "no value" marker (no other op writes
+    them); found once per conversion, when the select_input types are settled too."""
+    state = ctx.state
+    if state.no_value is None:
+        marked: set[str] = set()
+        other: set[str] = set()
+        for op in state.program.walk_ops():
+            names = [n for ns in op.outputs.values() for n in ns] + [t for t, _ in op.inplace_pairs()]
+            (marked if _writes_no_value(op) else other).update(names)
+        state.no_value = frozenset(marked - other)
+        _settle_select_inputs(ctx, state.no_value)
+    return state.no_value
+
+
+def _settle_select_inputs(ctx: OpContext, no_value: frozenset[str]) -> None:
+    """Paddle 2.x declares a ``select_input`` result with its second input's type (the true
+    branch), which is the "no value" marker's (float32 [1]) when only the false branch
+    assigns the variable (e.g. the indices of a ``topk`` in one branch, RetinaNet's head).
+    The marker is never read, so the value really has the type of the branches that assign
+    it: declare that type (and rank) for the result and the variables it is assigned to, so
+    that the loops carrying them (converted before their bodies) agree with it."""
+    program = ctx.state.program
+    for op in program.walk_ops():
+        if op.type != "select_input" or not op.outputs.get("Out"):
+            continue
+        real = [program.find_value(n, op.block_idx) for n in op.inputs.get("X", []) if n not in no_value]
+        real = [i for i in real if i is not None and i.dtype is not None and i.kind == "dense_tensor"]
+        if not real or len(real) == len(op.inputs.get("X", [])):
+            continue
+        kinds = {i.dtype for i in real}
+        ranks = {None if i.shape is None else len(i.shape) for i in real}
+        OpContext(ctx.state, op).correct_declared(
+            "Out", dtype=kinds.pop() if len(kinds) == 1 else None,
+            rank=ranks.pop() if len(ranks) == 1 else None)
+
+
+def _fit(ctx: OpContext, value: ir.Value, info: Value) -> ir.Value:
+    """``value`` in the declared type of a value crossing an If/Loop boundary: an ONNX value
+    typed otherwise is cast (a "no value" marker becomes a placeholder instead)."""
+    if info.kind == "tensor_array" or info.dtype is None or not isinstance(value.type, ir.TensorType):
+        return value
+    if value.type.dtype == onnx_dtype(info.dtype):
+        return value
+    if _is_no_value(value):
+        return placeholder(ctx, info)
+    return ctx.op.Cast(value, to=onnx_dtype(info.dtype))
+
+
 def _copy(ctx: OpContext, value: ir.Value, info: Value) -> ir.Value:
     """A node-made copy (a subgraph output must be made inside the subgraph)."""
     if info.kind == "tensor_array" and ctx.opset < 14:  # Identity takes sequences from 14
@@ -153,6 +225,7 @@ def _copy(ctx: OpContext, value: ir.Value, info: Value) -> ir.Value:
 def _finish_graph(ctx: OpContext, graph: ir.Graph, values: list[ir.Value], infos: list[Value]) -> None:
     """Make ``values`` the outputs of ``graph``, copying those it does not produce itself."""
     for value, info in zip(values, infos):
+        value = _fit(ctx, value, info)
         producer = value.producer()
         if producer is None or producer.graph is not graph or value in graph.outputs:
             value = _copy(ctx, value, info)
@@ -294,6 +367,7 @@ def conditional_block(ctx: OpContext) -> None:
     conds = ctx.input_names("Cond")
     if not conds:
         raise ctx.fail("no Cond input")
+    _no_value_vars(ctx)  # settles the types of the select_inputs after it first
     if ctx.attr("is_scalar_condition", False):
         cond = _condition(ctx, conds[0])
     else:
@@ -313,13 +387,28 @@ def conditional_block(ctx: OpContext) -> None:
 
 @mapper("select_input", min_opset=CONTROL_FLOW_OPSET)
 def select_input(ctx: OpContext) -> None:
-    """Legacy ``select_input``: Out = X[Mask] (the branch results of a ``cond``)."""
+    """Legacy ``select_input``: Out = X[Mask] (the branch results of a ``cond``).
+
+    At run time Out is the value of the branch that ran, whatever its type; the ONNX ``If``
+    needs one type, Out's declared one (settled by ``_settle_select_inputs``): a branch
+    value of another declared dtype is cast to it, and dy2static's "no value" marker (a
+    variable one branch never assigns) becomes an empty tensor of that type and rank."""
     names = ctx.input_names("X")
+    no_value = _no_value_vars(ctx)
     info = ctx.output_info("Out")
     if info.dtype is None:
         raise ctx.fail("the output has no declared dtype")
     mask = ctx.op.Cast(ctx.input("Mask"), to=ir.DataType.INT64)
-    values = [_current(ctx, n, _info(ctx, n, ctx.pd.block_idx)) for n in names]
+    values = []
+    for name in names:
+        if name in no_value and info.kind != "tensor_array":
+            values.append(placeholder(ctx, info))
+            continue
+        source = _info(ctx, name, ctx.pd.block_idx)
+        value = _current(ctx, name, source)
+        if source.kind != "tensor_array" and info.kind != "tensor_array":
+            value = ctx.cast(value, info.dtype, source.dtype)
+        values.append(value)
     result = values[-1]
     for k in range(len(values) - 2, -1, -1):
         result = _select(ctx, ctx.op.Equal(mask, ctx.const_i64(k)), values[k], result, info)
@@ -382,6 +471,7 @@ def _emit_loop(
     finally:
         state.scan_arrays = saved
     n_out = len(inits) + len(scans)
+    inits = [_fit(ctx, v, i) for v, i in zip(inits, infos)]
     results = ctx.op.Loop(None, _scalar_bool(ctx, cond), *inits, body=body, _outputs=n_out)
     results = list(results) if n_out > 1 else [results]
     return results[: len(inits)], results[len(inits):]
@@ -508,6 +598,7 @@ def _legacy_while(ctx: OpContext) -> None:
     program = ctx.state.program
     cond_name = ctx.input_names("Condition")[0]
     _condition(ctx, cond_name)
+    _no_value_vars(ctx)  # settles the types of the select_inputs in the body first
     carried = _merge([cond_name], outer_writes(program, block), _declared_outputs(ctx))
 
     def is_counter(index: str, pos: int) -> bool:
@@ -764,38 +855,41 @@ def array_pop(ctx: OpContext) -> None:
 
 @mapper("slice_array", min_opset=SEQUENCE_THROUGH_CF_OPSET)
 def slice_array(ctx: OpContext) -> None:
-    """array[start:end] (Python slicing: negative bounds count from the end, clamped)."""
+    """array[start:end] (PIR): a new array of the elements in between."""
+    slice_tensor_array(ctx)
+
+
+@mapper("slice_array_dense", min_opset=11)
+def slice_array_dense(ctx: OpContext) -> None:
+    """array[start] (PIR): the element itself, a tensor."""
     slice_tensor_array(ctx)
 
 
 def slice_tensor_array(ctx: OpContext) -> None:
-    """PIR ``slice_array``, and a legacy ``slice`` whose input is a tensor array (how
-    Paddle 2.x dy2static slices a list): a small Loop copying the elements (opset 13)."""
-    if ctx.attr("decrease_axis", []):
-        raise ctx.fail("slicing a tensor array with decrease_axis is not supported",
-                       hint="please report the model; Paddle programs slice arrays without it")
+    """Slicing a tensor array: PIR ``slice_array`` / ``slice_array_dense``, and a legacy
+    ``slice`` whose input is a tensor array (how Paddle 2.x dy2static indexes and slices a
+    list). As Paddle's kernels do, the output's kind decides: a tensor output (legacy
+    ``decrease_axis``, PIR ``slice_array_dense``) is the element at ``start``; an array output
+    holds the elements from ``start`` to ``end``. Bounds follow Paddle: a negative one counts
+    from the end, then ``start`` is clamped at 0 and ``end`` into ``[0, length]``, and
+    ``[-1:0]`` means the last element."""
     if list(ctx.attr("axes", [0]) or [0]) != [0]:
         raise ctx.fail(f"a tensor array can only be sliced along axis 0, not {ctx.attr('axes')}")
-    ctx.require_opset(SEQUENCE_THROUGH_CF_OPSET, "slicing a tensor array (a Loop carrying a sequence)")
+    ctx.require_opset(11, "slicing a tensor array (ONNX sequences)")
     seq = ctx.input("input")
     name = ctx.input_names("input")[0]
     dtype = _info(ctx, name, ctx.pd.block_idx).dtype
-    length = ctx.op.SequenceLength(seq)
-
-    def bound(slot: str) -> ir.Value:
-        arg = ctx.int_array(slot)
-        if arg is None:
-            raise ctx.fail(f"no {slot}")
-        v = ctx.const(np.asarray(arg[0], dtype=np.int64)) if isinstance(arg, list) else ctx.reshape(arg, [])
-        zero = ctx.const(np.asarray(0, dtype=np.int64))
-        v = ctx.op.Where(ctx.op.Less(v, zero), ctx.op.Add(v, length), v)
-        v = ctx.op.Where(ctx.op.Less(v, zero), zero, v)
-        return ctx.op.Where(ctx.op.Less(v, length), v, length)
-
-    start, end = bound("starts"), bound("ends")
-    diff = ctx.op.Sub(end, start)
-    zero = ctx.const(np.asarray(0, dtype=np.int64))
-    count = ctx.op.Where(ctx.op.Less(diff, zero), zero, diff)
+    known = ctx.state.array_lengths.get(seq)
+    raw_start = _bound(ctx, "starts")
+    start = _array_start(ctx, raw_start, seq, known)
+    if ctx.output_info("out").kind != "tensor_array":
+        _element_at(ctx, seq, start, known, name)
+        return
+    ctx.require_opset(SEQUENCE_THROUGH_CF_OPSET, "slicing a tensor array (a Loop carrying a sequence)")
+    length = ctx.const_i64(known) if known is not None else ctx.op.SequenceLength(seq)
+    start = start if isinstance(start, ir.Value) else ctx.const_i64(start)
+    end = _array_end(ctx, raw_start, _bound(ctx, "ends"), start, length)
+    count = _at_least(ctx, ctx.op.Sub(end, start), 0)
     info = Value(name, dtype, None, kind="tensor_array")
     empty = ctx.op.SequenceEmpty(dtype=onnx_dtype(seq_dtype(dtype)))
 
@@ -810,9 +904,62 @@ def slice_tensor_array(ctx: OpContext) -> None:
     _set_array(ctx, ctx.pd.outputs["out"], ctx.op.Loop(count, None, empty, body=body), dtype, None)
 
 
+def _bound(ctx: OpContext, slot: str) -> int | ir.Value:
+    """The first entry of an IntArray bound (``starts``/``ends``): an int, or an int64 scalar."""
+    arg = ctx.int_array(slot)
+    if arg is None or (isinstance(arg, list) and not arg):
+        raise ctx.fail(f"no {slot} given")
+    if isinstance(arg, list):
+        return arg[0]
+    return ctx.reshape(ctx.op.Slice(arg, ctx.const_i64([0]), ctx.const_i64([1])), [])
+
+
+def _at_least(ctx: OpContext, v: ir.Value, floor: int) -> ir.Value:
+    """max(v, floor) for an int64 scalar (compare and select: exact)."""
+    lo = ctx.const_i64(floor)
+    return ctx.op.Where(ctx.op.Less(v, lo), lo, v)
+
+
+def _from_end(ctx: OpContext, v: ir.Value, length: ir.Value) -> ir.Value:
+    """v < 0 ? v + length : v."""
+    return ctx.op.Where(ctx.op.Less(v, ctx.const_i64(0)), ctx.op.Add(v, length), v)
+
+
+def _array_start(ctx: OpContext, raw: int | ir.Value, seq: ir.Value, known: int | None) -> int | ir.Value:
+    """Paddle's start: counted from the end when negative, then at least 0 (an int when known)."""
+    if isinstance(raw, int) and (raw >= 0 or known is not None):
+        return max(raw + known if raw < 0 else raw, 0)
+    length = ctx.const_i64(known) if known is not None else ctx.op.SequenceLength(seq)
+    raw = raw if isinstance(raw, ir.Value) else ctx.const_i64(raw)
+    return _at_least(ctx, _from_end(ctx, raw, length), 0)
+
+
+def _array_end(ctx: OpContext, raw_start: int | ir.Value, raw: int | ir.Value, start: ir.Value,
+               length: ir.Value) -> ir.Value:
+    """Paddle's end: counted from the end when negative, clamped into [0, length]; a start
+    of -1 with an end of 0 (``arr[-1]`` written as a slice) takes the last element."""
+    end = raw if isinstance(raw, ir.Value) else ctx.const_i64(raw)
+    end = _at_least(ctx, _from_end(ctx, end, length), 0)
+    end = ctx.op.Where(ctx.op.Less(length, end), length, end)
+    if isinstance(raw_start, int) and raw_start != -1:
+        return end
+    last = ctx.op.Equal(end, ctx.const_i64(0))
+    if isinstance(raw_start, ir.Value):
+        last = ctx.op.And(last, ctx.op.Equal(raw_start, ctx.const_i64(-1)))
+    return ctx.op.Where(last, ctx.op.Add(start, ctx.const_i64(1)), end)
+
+
+def _element_at(ctx: OpContext, seq: ir.Value, start: int | ir.Value, known: int | None, name: str) -> None:
+    """out = array[start] (start already Paddle's: non-negative)."""
+    if isinstance(start, int) and known is not None and start >= known:
+        raise ctx.fail(f"reads element {start} of array {name!r}, which has {known} element(s) here",
+                       hint="the program reads past the end of the array")
+    index = ctx.const(np.asarray(start, dtype=np.int64)) if isinstance(start, int) else start
+    ctx.set_output("out", _element_out(ctx, ctx.op.SequenceAt(seq, index)))
+
+
 @mapper("increment")
 def increment(ctx: OpContext) -> None:
     """x + value (legacy ``step``), in x's dtype."""
     dtype = ctx.input_dtype("x")
-    ctx.set_output("out", ctx.op.Add(ctx.input("x"), ctx.const(np.asarray(ctx.attr("value", 1.0)).astype(
-        dtypes.to_numpy(dtype)))))
+    ctx.set_output("out", ctx.op.Add(ctx.input("x"), ctx.const(c_cast(ctx.attr("value", 1.0), dtypes.to_numpy(dtype)))))

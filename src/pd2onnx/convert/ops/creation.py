@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import onnx_ir as ir
 
+from pd2onnx.convert.casting import c_cast
 from pd2onnx.convert.context import OpContext
 from pd2onnx.convert.registry import mapper
 from pd2onnx.paddle import dtypes
@@ -30,7 +31,7 @@ def np_scalar(value: Any, dtype: str) -> np.ndarray:
     """A Python number as a 0-D array of ``dtype`` (C-style conversion, as Paddle's Scalar does)."""
     if dtype == "bool":
         return np.asarray(bool(value))
-    return np.asarray(value).astype(dtypes.to_numpy(dtype))
+    return c_cast(value, dtypes.to_numpy(dtype))
 
 
 def runtime_scalar(ctx: OpContext, value: ir.Value, from_dtype: str | None, dtype: str) -> ir.Value:
@@ -78,12 +79,13 @@ def shape_arg(ctx: OpContext, slot: str) -> Shape:
     return shape
 
 
-def parse_number(text: str) -> int | float:
-    """A legacy ``str_value`` (exact text of the fill value, e.g. a large int64)."""
-    try:
-        return int(text)
-    except ValueError:
-        return float(text)
+def parse_number(text: str) -> bool | float:
+    """A legacy ``str_value`` as Paddle reads it (phi ``Scalar`` from a string): a double
+    ("inf", "-inf", "nan" included; so an int64 beyond 2**53 is rounded, as in Paddle, and one
+    beyond the int64 range converts as C converts the double), or Paddle 3's "True"/"False"."""
+    if text in ("True", "False"):
+        return text == "True"
+    return float(text)
 
 
 def input_dtype_or(ctx: OpContext, slot: str, default: str | None) -> str | None:
@@ -180,7 +182,7 @@ def assign_value(ctx: OpContext) -> None:
     if len(values) != math.prod(shape):
         raise ctx.fail(f"assign_value has {len(values)} values for shape {shape}")
     data = np.asarray(values)
-    data = data != 0 if dtype == "bool" else data.astype(dtypes.to_numpy(dtype))
+    data = data != 0 if dtype == "bool" else c_cast(data, dtypes.to_numpy(dtype))
     ctx.set_output("out", ctx.const(data.reshape(shape)))
 
 

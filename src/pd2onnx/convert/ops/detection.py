@@ -276,7 +276,9 @@ def yolo_box(ctx: OpContext) -> None:
     Centers ``(grid + sigmoid(t) * scale_x_y + bias) * img / grid_size``, sizes
     ``exp(t) * anchor * img / (downsample_ratio * grid_size)``, in Paddle's order of float
     operations; ``clip_bbox`` clamps to ``[0, img - 1]``. Outputs ``[N, A*H*W, 4]`` and
-    ``[N, A*H*W, C]``, anchor-major like Paddle. Sizes are read at run time.
+    ``[N, A*H*W, C]``, anchor-major like Paddle. Sizes are read at run time. Computed in
+    ``x``'s dtype (float32 or float64, the kernel's two), as the kernel does; both outputs
+    have that dtype (Paddle 3.3 declares float32 scores for float64 ``x``: corrected).
     """
     anchors = [int(a) for a in ctx.attr("anchors", [])]
     n_anchor = len(anchors) // 2
@@ -285,16 +287,18 @@ def yolo_box(ctx: OpContext) -> None:
     ratio = int(ctx.attr("downsample_ratio", 32))
     clip = bool(ctx.attr("clip_bbox", True))
     scale = float(ctx.attr("scale_x_y", 1.0))
-    bias = float(np.float32(-0.5) * (np.float32(scale) - np.float32(1.0)))
+    bias = float(np.float32(-0.5) * (np.float32(scale) - np.float32(1.0)))  # a float in the kernel
     iou_aware = bool(ctx.attr("iou_aware", False))
     factor = float(ctx.attr("iou_aware_factor", 0.5))
     dtype = ctx.input_dtype("x")
     if n_anchor == 0:
         raise ctx.fail("the anchors attribute is empty")
+    np_dtype = dtypes.to_numpy(dtype)
+
+    def c(value) -> ir.Value:
+        return ctx.const(np.asarray(value, np_dtype))
 
     x = ctx.input("x")
-    if dtype != "float32":
-        x = ctx.cast(x, "float32")
     shape = ctx.op.Shape(x)
     h = ctx.slice(shape, [2], [3], [0])
     w = ctx.slice(shape, [3], [4], [0])
@@ -307,51 +311,49 @@ def yolo_box(ctx: OpContext) -> None:
     conf = ctx.op.Sigmoid(obj)
     if iou_aware:
         iou = ctx.op.Sigmoid(ctx.unsqueeze(iou_part, [2]))
-        conf = ctx.op.Mul(
-            ctx.op.Pow(conf, _f32(ctx, float(np.float32(1.0 - factor)))),
-            ctx.op.Pow(iou, _f32(ctx, float(np.float32(factor)))),
-        )
-    keep = ctx.op.Not(ctx.op.Less(conf, _f32(ctx, thresh)))
+        # static_cast<T>(1. - factor): the exponents are rounded to x's dtype
+        conf = ctx.op.Mul(ctx.op.Pow(conf, c(1.0 - factor)), ctx.op.Pow(iou, c(factor)))
+    keep = ctx.op.Not(ctx.op.Less(conf, c(thresh)))
 
-    img = ctx.cast(ctx.input("img_size"), "float32", ctx.input_dtype("img_size"))  # [N, 2] (h, w)
+    img = ctx.cast(ctx.input("img_size"), dtype, ctx.input_dtype("img_size"))  # [N, 2] (h, w)
     img_h = ctx.reshape(ctx.slice(img, [0], [1], [1]), [-1, 1, 1, 1, 1])
     img_w = ctx.reshape(ctx.slice(img, [1], [2], [1]), [-1, 1, 1, 1, 1])
-    h_f = ctx.cast(h, "float32")
-    w_f = ctx.cast(w, "float32")
-    in_h = ctx.cast(ctx.op.Mul(h, ctx.const_i64([ratio])), "float32")
-    in_w = ctx.cast(ctx.op.Mul(w, ctx.const_i64([ratio])), "float32")
-    zero_f, one_f = _f32(ctx, 0.0), _f32(ctx, 1.0)
-    grid_x = ctx.reshape(ctx.op.Range(zero_f, ctx.reshape(w_f, []), one_f), [1, 1, 1, 1, -1])
-    grid_y = ctx.reshape(ctx.op.Range(zero_f, ctx.reshape(h_f, []), one_f), [1, 1, 1, -1, 1])
+    h_f = ctx.cast(h, dtype)
+    w_f = ctx.cast(w, dtype)
+    in_h = ctx.cast(ctx.op.Mul(h, ctx.const_i64([ratio])), dtype)
+    in_w = ctx.cast(ctx.op.Mul(w, ctx.const_i64([ratio])), dtype)
+    zero, one = c(0.0), c(1.0)
+    grid_x = ctx.reshape(ctx.op.Range(zero, ctx.reshape(w_f, []), one), [1, 1, 1, 1, -1])
+    grid_y = ctx.reshape(ctx.op.Range(zero, ctx.reshape(h_f, []), one), [1, 1, 1, -1, 1])
 
     def center(grid, t, size, n_grid):
-        v = ctx.op.Add(ctx.op.Add(grid, ctx.op.Mul(ctx.op.Sigmoid(t), _f32(ctx, scale))), _f32(ctx, bias))
+        v = ctx.op.Add(ctx.op.Add(grid, ctx.op.Mul(ctx.op.Sigmoid(t), c(scale))), c(bias))
         return ctx.op.Div(ctx.op.Mul(v, size), n_grid)
 
-    anchor = np.asarray(anchors, F32).reshape(n_anchor, 2)
+    anchor = np.asarray(anchors, np_dtype).reshape(n_anchor, 2)
     anchor_w = ctx.const(anchor[:, 0].reshape(1, n_anchor, 1, 1, 1))
     anchor_h = ctx.const(anchor[:, 1].reshape(1, n_anchor, 1, 1, 1))
     cx = center(grid_x, tx, img_w, w_f)
     cy = center(grid_y, ty, img_h, h_f)
     bw = ctx.op.Div(ctx.op.Mul(ctx.op.Mul(ctx.op.Exp(tw), anchor_w), img_w), in_w)
     bh = ctx.op.Div(ctx.op.Mul(ctx.op.Mul(ctx.op.Exp(th), anchor_h), img_h), in_h)
-    half_w = ctx.op.Div(bw, _f32(ctx, 2.0))
-    half_h = ctx.op.Div(bh, _f32(ctx, 2.0))
+    half_w = ctx.op.Div(bw, c(2.0))
+    half_h = ctx.op.Div(bh, c(2.0))
     x1, y1 = ctx.op.Sub(cx, half_w), ctx.op.Sub(cy, half_h)
     x2, y2 = ctx.op.Add(cx, half_w), ctx.op.Add(cy, half_h)
     if clip:
-        x1 = ctx.op.Where(ctx.op.Greater(x1, zero_f), x1, zero_f)
-        y1 = ctx.op.Where(ctx.op.Greater(y1, zero_f), y1, zero_f)
-        max_x = ctx.op.Sub(img_w, one_f)
-        max_y = ctx.op.Sub(img_h, one_f)
+        x1 = ctx.op.Where(ctx.op.Greater(x1, zero), x1, zero)
+        y1 = ctx.op.Where(ctx.op.Greater(y1, zero), y1, zero)
+        max_x = ctx.op.Sub(img_w, one)
+        max_y = ctx.op.Sub(img_h, one)
         x2 = ctx.op.Where(ctx.op.Less(x2, max_x), x2, max_x)
         y2 = ctx.op.Where(ctx.op.Less(y2, max_y), y2, max_y)
-    boxes = ctx.op.Where(keep, ctx.op.Concat(x1, y1, x2, y2, axis=2), zero_f)  # [N, A, 4, H, W]
-    scores = ctx.op.Where(keep, ctx.op.Mul(conf, ctx.op.Sigmoid(cls)), zero_f)  # [N, A, C, H, W]
+    boxes = ctx.op.Where(keep, ctx.op.Concat(x1, y1, x2, y2, axis=2), zero)  # [N, A, 4, H, W]
+    scores = ctx.op.Where(keep, ctx.op.Mul(conf, ctx.op.Sigmoid(cls)), zero)  # [N, A, C, H, W]
     boxes = ctx.reshape(ctx.op.Transpose(boxes, perm=[0, 1, 3, 4, 2]), [0, -1, 4])
     scores = ctx.reshape(ctx.op.Transpose(scores, perm=[0, 1, 3, 4, 2]), [0, -1, n_class])
-    if dtype != "float32":
-        boxes, scores = ctx.cast(boxes, dtype), ctx.cast(scores, dtype)
+    ctx.correct_declared("boxes", dtype=dtype)
+    ctx.correct_declared("scores", dtype=dtype)
     ctx.set_output("boxes", boxes)
     ctx.set_output("scores", scores)
 
@@ -979,56 +981,67 @@ def collect_fpn_proposals(ctx: OpContext) -> None:
 
 
 # ---------------------------------------------------------------------- matrix_nms
-def _pairwise_iou(ctx: OpContext, boxes: ir.Value, rank: int, normalized: bool) -> ir.Value:
-    """Paddle's JaccardOverlap between every pair of ``boxes`` ``[..., K, 4]`` (of ``rank``) ->
-    ``[..., K, K]``: 0 for boxes that do not touch, +1 on widths and heights when not
-    normalized, area 0 for inverted boxes."""
-    x1, y1, x2, y2 = ctx.split(boxes, [1, 1, 1, 1], axis=-1)  # [..., K, 1]
-    swap_last = list(range(rank - 2)) + [rank - 1, rank - 2]
+Corners = tuple[ir.Value, ir.Value, ir.Value, ir.Value]
 
-    def as_row(v):  # [..., 1, K]
-        return ctx.op.Transpose(v, perm=swap_last)
 
-    X1, Y1, X2, Y2 = (as_row(v) for v in (x1, y1, x2, y2))
-    norm = _f32(ctx, 0.0 if normalized else 1.0)
-    zero = _f32(ctx, 0.0)
+def _box_area(ctx: OpContext, box: Corners, norm: ir.Value, zero: ir.Value) -> ir.Value:
+    """Paddle's BBoxArea: ``(x2 - x1 + norm) * (y2 - y1 + norm)``, 0 for an inverted box."""
+    x1, y1, x2, y2 = box
+    inverted = ctx.op.Or(ctx.op.Less(x2, x1), ctx.op.Less(y2, y1))
+    value = ctx.op.Mul(ctx.op.Add(ctx.op.Sub(x2, x1), norm), ctx.op.Add(ctx.op.Sub(y2, y1), norm))
+    return ctx.op.Where(inverted, zero, value)
 
-    def mx(a, b):
-        return ctx.op.Where(ctx.op.Greater(a, b), a, b)
 
-    def mn(a, b):
-        return ctx.op.Where(ctx.op.Less(a, b), a, b)
-
+def _jaccard(
+    ctx: OpContext, a: Corners, area_a: ir.Value, b: Corners, area_b: ir.Value, norm: ir.Value, zero: ir.Value
+) -> ir.Value:
+    """Paddle's JaccardOverlap of boxes ``a`` and ``b`` (corners and ``_box_area``, all
+    broadcasting against each other): 0 for boxes that do not touch, ``norm`` (1 when not
+    normalized) added to the intersection's sides, ``inter / (area_a + area_b - inter)``."""
+    x1, y1, x2, y2 = a
+    X1, Y1, X2, Y2 = b
     apart = ctx.op.Or(
         ctx.op.Or(ctx.op.Greater(X1, x2), ctx.op.Less(X2, x1)),
         ctx.op.Or(ctx.op.Greater(Y1, y2), ctx.op.Less(Y2, y1)),
     )
-    iw = ctx.op.Add(ctx.op.Sub(mn(x2, X2), mx(x1, X1)), norm)
-    ih = ctx.op.Add(ctx.op.Sub(mn(y2, Y2), mx(y1, Y1)), norm)
+    iw = ctx.op.Add(ctx.op.Sub(ctx.op.Min(x2, X2), ctx.op.Max(x1, X1)), norm)
+    ih = ctx.op.Add(ctx.op.Sub(ctx.op.Min(y2, Y2), ctx.op.Max(y1, Y1)), norm)
     inter = ctx.op.Mul(iw, ih)
-
-    def area(a1, b1, a2, b2):
-        inverted = ctx.op.Or(ctx.op.Less(a2, a1), ctx.op.Less(b2, b1))
-        value = ctx.op.Mul(ctx.op.Add(ctx.op.Sub(a2, a1), norm), ctx.op.Add(ctx.op.Sub(b2, b1), norm))
-        return ctx.op.Where(inverted, zero, value)
-
-    union = ctx.op.Sub(ctx.op.Add(area(x1, y1, x2, y2), area(X1, Y1, X2, Y2)), inter)
+    union = ctx.op.Sub(ctx.op.Add(area_a, area_b), inter)
     return ctx.op.Where(apart, zero, ctx.op.Div(inter, union))
+
+
+# How many candidate pairs one step of matrix_nms' decay loop compares: a step takes as many
+# candidates as fit (at least one) against up to K earlier candidates each, so the loop's
+# tensors stay near this many elements whatever the number of boxes.
+MATRIX_NMS_PAIRS_PER_STEP = 1 << 16
 
 
 @mapper("matrix_nms", min_opset=11)
 def matrix_nms(ctx: OpContext) -> None:
-    """Matrix NMS (SOLOv2, PP-YOLOE-R/PicoDet options) as Paddle's kernel, vectorised.
+    """Matrix NMS (SOLOv2, PP-YOLO, PP-YOLOE-R/PicoDet options) as Paddle's CPU kernel.
 
-    Per image and class (background left out): candidates with score > ``score_threshold``,
-    the best ``nms_top_k`` by score; each candidate's score is multiplied by the smallest
-    decay over the better candidates ``j`` - linear ``(1 - iou) / (1 - max_iou_j)`` or
-    Gaussian ``exp((max_iou_j^2 - iou^2) * gaussian_sigma)`` - where ``max_iou_j`` is ``j``'s
-    largest IoU with the candidates before it; kept if the decayed score is above
+    Per image and class (background left out), as the kernel: the candidates are the boxes
+    with score > ``score_threshold``, sorted by score (best first), the best ``nms_top_k`` of
+    them (all when -1). Candidate ``i``'s score is multiplied by the smallest decay over the
+    better candidates ``j`` - linear ``(1 - iou_ij) / (1 - max_iou_j)`` (in double, as the
+    kernel's ``1.`` literals make it) or Gaussian ``exp((max_iou_j^2 - iou_ij^2) * sigma)`` -
+    where ``max_iou_j`` is ``j``'s largest IoU with the candidates before it; a decay of NaN
+    or above 1 leaves the minimum at 1 (``std::min``); kept if the decayed score is above
     ``post_threshold``. Per image the ``keep_top_k`` best decayed scores, best first.
-    Paddle sorts with ``std::partial_sort``, so the order of equal scores is not defined
-    there (here: class, then rank). Outputs ``[K, 6]`` (label, score, box), int32 ``Index``
-    ``[K, 1]`` (``image * M + box``) and int32 counts ``[N]``; no detections give ``[0, 6]``.
+
+    Memory: only the candidates are compared, never all boxes. They are laid out in one list
+    (image, class, rank) and an ONNX Loop takes them in blocks: each step compares a block
+    with the up to K earlier candidates of their class (K: the most candidates any class
+    has), ``MATRIX_NMS_PAIRS_PER_STEP`` pairs at most (one row when K is larger), carrying
+    every candidate's ``max_iou`` and decayed score. So the graph needs O(candidates + pairs
+    per step) memory, like the kernel (which holds one class's triangle at a time).
+
+    Order: Paddle sorts with ``std::partial_sort``, which leaves the order of equal scores
+    undefined; here equal scores keep the lower box index (candidates) and class, then rank
+    (output). Outputs ``[K, 6]`` (label, score, box) in the scores' dtype (the kernel's
+    float32 or float64, computed in it), int32 ``Index`` ``[K, 1]`` (``image * M + box``) and
+    int32 counts ``[N]``; no detections give ``[0, 6]``.
     """
     score_thr = float(ctx.attr("score_threshold", 0.05))
     nms_top_k = int(ctx.attr("nms_top_k", -1))
@@ -1044,67 +1057,160 @@ def matrix_nms(ctx: OpContext) -> None:
     if box_shape and box_shape[-1] not in (-1, 4):
         raise ctx.fail(f"boxes with {box_shape[-1]} coordinates are not supported; only 4")
     dtype = ctx.input_dtype("scores")
-    boxes = ctx.cast(ctx.input("bboxes"), "float32", dtype)
-    scores = ctx.cast(ctx.input("scores"), "float32", dtype)
+    np_dtype = dtypes.to_numpy(dtype)
+
+    def c(value) -> ir.Value:
+        return ctx.const(np.asarray(value, np_dtype))
+
+    boxes = ctx.cast(ctx.input("bboxes"), dtype, ctx.input_dtype("bboxes"))
+    scores = ctx.input("scores")
     n_img, n_cls, n_box = (_dim(ctx, scores, i) for i in range(3))
-    k = n_box if nms_top_k < 0 else _min_i64(ctx, ctx.const_i64([nms_top_k]), n_box)
-    top_scores, top = ctx.op.TopK(scores, k, axis=2, largest=1, sorted=1, _outputs=2)  # [N, C, K]
-    # candidate boxes [N, C, K, 4]
-    img_ids = ctx.reshape(_arange(ctx, n_img), [-1, 1, 1])
-    flat = ctx.op.Add(ctx.op.Mul(img_ids, ctx.reshape(n_box, [])), top)
-    cand = ctx.op.Gather(ctx.reshape(boxes, [-1, 4]), flat, axis=0)
-    iou = _pairwise_iou(ctx, cand, 4, normalized)  # [N, C, K, K]; row i, column j
-    steps = _arange(ctx, k)
-    before = ctx.op.Less(ctx.unsqueeze(steps, [0]), ctx.unsqueeze(steps, [1]))  # [K, K]: j < i
-    zero, one = _f32(ctx, 0.0), _f32(ctx, 1.0)
-    iou_before = ctx.op.Where(before, iou, zero)
-    max_iou = ctx.reduce("ReduceMax", iou_before, [3], keepdims=False)  # [N, C, K]
-    max_j = ctx.unsqueeze(max_iou, [2])  # [N, C, 1, K]
-    if gaussian:
-        decay = ctx.op.Exp(
-            ctx.op.Mul(ctx.op.Sub(ctx.op.Mul(max_j, max_j), ctx.op.Mul(iou, iou)), _f32(ctx, sigma))
-        )
-    else:
-        decay = ctx.op.Div(ctx.op.Sub(one, iou), ctx.op.Sub(one, max_j))
-    decay = ctx.op.Where(before, decay, one)
-    min_decay = ctx.reduce("ReduceMin", decay, [3], keepdims=False)
-    decayed = ctx.op.Mul(min_decay, top_scores)
-    keep = ctx.op.And(
-        ctx.op.Greater(top_scores, _f32(ctx, score_thr)), ctx.op.Greater(decayed, _f32(ctx, post_thr))
-    )
+    one = ctx.const_i64([1])
+
+    # Candidates of every (image, class): how many, and the best first (TopK: ties to the
+    # lower box index). K = the most any class keeps.
+    valid = ctx.op.Greater(scores, c(score_thr))
     if background >= 0:
         labels = _arange(ctx, n_cls)
         not_bg = ctx.reshape(ctx.op.Not(ctx.op.Equal(labels, ctx.const(np.int64(background)))), [1, -1, 1])
-        keep = ctx.op.And(keep, not_bg)
+        valid = ctx.op.And(valid, not_bg)
+    count = ctx.reduce("ReduceSum", ctx.cast(valid, "int64"), [2], keepdims=True)  # [N, C, 1]
+    if nms_top_k > -1:
+        count = _min_i64(ctx, count, ctx.const(np.int64(nms_top_k)))
+    most = ctx.reduce("ReduceMax", ctx.op.Concat(ctx.reshape(count, [-1]), one, axis=0), [0], keepdims=True)
+    k = _min_i64(ctx, most, n_box)  # [1], >= 1 unless there are no boxes
+    masked = ctx.op.Where(valid, scores, c(-np.inf))
+    top_scores, top = ctx.op.TopK(masked, k, axis=2, largest=1, sorted=1, _outputs=2)  # [N, C, K]
+    steps = _arange(ctx, k)
+    sel = ctx.op.Transpose(ctx.op.NonZero(ctx.op.Less(steps, count)), perm=[1, 0])  # [T, 3] row-major
+    n_cand = _dim(ctx, sel, 0)
+    img, label, rank = (ctx.reshape(v, [-1]) for v in ctx.split(sel, [1, 1, 1], axis=1))
+    cand_score = ctx.op.GatherND(top_scores, sel)  # [T]
+    box_idx = ctx.op.GatherND(top, sel)  # [T]
+    cand = ctx.op.Gather(
+        ctx.reshape(boxes, [-1, 4]), ctx.op.Add(ctx.op.Mul(img, ctx.reshape(n_box, [])), box_idx), axis=0
+    )  # [T, 4]
 
-    sel = ctx.op.Transpose(ctx.op.NonZero(keep), perm=[1, 0])  # [D, 3] (image, class, rank), row-major
-    n_sel = _dim(ctx, sel, 0)
-    img = ctx.reshape(ctx.slice(sel, [0], [1], [1]), [-1])
-    ds = ctx.op.GatherND(decayed, sel)
-    pos = _arange(ctx, n_sel)
-    perm = _stable_sort(ctx, pos, ds, True, n_sel)
-    perm = _stable_sort(ctx, perm, img, False, n_sel)
+    per_step = _max_i64(ctx, ctx.op.Div(ctx.const_i64([MATRIX_NMS_PAIRS_PER_STEP]), _max_i64(ctx, k, one)), one)
+    n_steps = ctx.op.Div(ctx.op.Sub(ctx.op.Add(n_cand, per_step), one), per_step)
+    decayed = _matrix_decay(
+        ctx, cand, cand_score, rank, n_cand, per_step, n_steps, dtype, normalized, gaussian, sigma
+    )  # [T]
+
+    # Kept candidates, per image by decayed score (best first; ties: class, then rank).
+    kept = ctx.reshape(ctx.op.NonZero(ctx.op.Greater(decayed, c(post_thr))), [-1])  # [D]
+    n_kept = _dim(ctx, kept, 0)
+    kept_img = ctx.op.Gather(img, kept, axis=0)
+    pos = _arange(ctx, n_kept)
+    perm = _stable_sort(ctx, pos, ctx.op.Gather(decayed, kept, axis=0), True, n_kept)
+    perm = _stable_sort(ctx, perm, kept_img, False, n_kept)
     if keep_top_k > -1:
-        img_sorted = ctx.op.Gather(img, perm, axis=0)
-        first = ctx.op.CumSum(_counts_per_image(ctx, img, n_img), ctx.const(np.int64(0)), exclusive=1)
-        rank = ctx.op.Sub(pos, ctx.op.Gather(first, img_sorted, axis=0))
-        perm = ctx.op.Compress(perm, ctx.op.Less(rank, ctx.const(np.int64(keep_top_k))), axis=0)
-    sel = ctx.op.Gather(sel, perm, axis=0)
-    img, label, _ = (ctx.reshape(v, [-1]) for v in ctx.split(sel, [1, 1, 1], axis=1))
-    box_idx = ctx.op.GatherND(top, sel)
-    coords = ctx.op.GatherND(cand, sel)
+        img_sorted = ctx.op.Gather(kept_img, perm, axis=0)
+        first = ctx.op.CumSum(_counts_per_image(ctx, kept_img, n_img), ctx.const(np.int64(0)), exclusive=1)
+        place = ctx.op.Sub(pos, ctx.op.Gather(first, img_sorted, axis=0))
+        perm = ctx.op.Compress(perm, ctx.op.Less(place, ctx.const(np.int64(keep_top_k))), axis=0)
+    final = ctx.op.Gather(kept, perm, axis=0)
+    out_img = ctx.op.Gather(img, final, axis=0)
     out = ctx.op.Concat(
-        ctx.unsqueeze(ctx.cast(label, "float32"), [1]),
-        ctx.unsqueeze(ctx.op.GatherND(decayed, sel), [1]),
-        coords,
+        ctx.unsqueeze(ctx.cast(ctx.op.Gather(label, final, axis=0), dtype), [1]),
+        ctx.unsqueeze(ctx.op.Gather(decayed, final, axis=0), [1]),
+        ctx.op.Gather(cand, final, axis=0),
         axis=1,
     )
-    if dtype != "float32":
-        out = ctx.cast(out, dtype)
     ctx.set_output("out", out)
-    index = ctx.op.Add(ctx.op.Mul(img, ctx.reshape(n_box, [])), box_idx)
+    index = ctx.op.Add(ctx.op.Mul(out_img, ctx.reshape(n_box, [])), ctx.op.Gather(box_idx, final, axis=0))
     ctx.set_output("index", ctx.cast(ctx.unsqueeze(index, [1]), "int32"))
-    ctx.set_output("roisnum", ctx.cast(_counts_per_image(ctx, img, n_img), "int32"))
+    ctx.set_output("roisnum", ctx.cast(_counts_per_image(ctx, out_img, n_img), "int32"))
+
+
+def _matrix_decay(
+    ctx: OpContext,
+    cand: ir.Value,
+    cand_score: ir.Value,
+    rank: ir.Value,
+    n_cand: ir.Value,
+    per_step: ir.Value,
+    n_steps: ir.Value,
+    dtype: str,
+    normalized: bool,
+    gaussian: bool,
+    sigma: float,
+) -> ir.Value:
+    """matrix_nms' decayed scores ``[T]`` of the candidates (``cand`` ``[T, 4]``, best first
+    within each class; ``rank`` = place in its class), by an ONNX Loop over blocks of
+    ``per_step`` candidates. A block's rows are compared with the first candidates of their
+    class up to the block's highest rank, masked to those before each row; ``max_iou`` of
+    every candidate is carried, so a row finds those of the candidates before it, whichever
+    step computed them."""
+    state = ctx.state
+    np_dtype = dtypes.to_numpy(dtype)
+    fdtype = ir.DataType.from_numpy(np_dtype)
+
+    def c(value) -> ir.Value:
+        return ctx.const(np.asarray(value, np_dtype))
+
+    corners = tuple(ctx.reshape(v, [-1]) for v in ctx.split(cand, [1, 1, 1, 1], axis=1))  # 4 x [T]
+    norm = c(0.0 if normalized else 1.0)
+    areas = _box_area(ctx, corners, norm, c(0.0))  # [T]
+    zeros = ctx.op.ConstantOfShape(n_cand, value=ir.tensor(np.zeros(1, np_dtype)))
+    where = f"{ctx.pd.type}_{ctx.pd.block_idx}_{ctx.pd.index}/decay"
+    with state.subgraph(where) as body:
+        it = ir.Value(name=state.unique_name(f"{where}/iter"), type=ir.TensorType(ir.DataType.INT64),
+                      shape=ir.Shape([]))
+        cond = ir.Value(name=state.unique_name(f"{where}/cond"), type=ir.TensorType(ir.DataType.BOOL),
+                        shape=ir.Shape([]))
+        carried = [
+            ir.Value(name=state.unique_name(f"{where}/{tag}"), type=ir.TensorType(fdtype), shape=ir.Shape([None]))
+            for tag in ("max_iou", "decayed")
+        ]
+        body.inputs.extend([it, cond, *carried])
+        max_in, decayed_in = carried
+
+        start = ctx.op.Mul(it, ctx.reshape(per_step, []))
+        stop = _min_i64(ctx, ctx.op.Add(start, ctx.reshape(per_step, [])), ctx.reshape(n_cand, []))
+        rows = ctx.op.Range(start, stop, ctx.const(np.int64(1)))  # [b]
+        row_rank = ctx.op.Gather(rank, rows, axis=0)
+        width = _max_i64(ctx, ctx.reduce("ReduceMax", row_rank, [0], keepdims=False), ctx.const(np.int64(1)))
+        steps = ctx.op.Range(ctx.const(np.int64(0)), width, ctx.const(np.int64(1)))
+        before = ctx.op.Less(ctx.unsqueeze(steps, [0]), ctx.unsqueeze(row_rank, [1]))  # [b, w]: j before i
+        cols = ctx.op.Add(ctx.unsqueeze(ctx.op.Sub(rows, row_rank), [1]), ctx.unsqueeze(steps, [0]))
+        cols = ctx.op.Where(before, cols, ctx.unsqueeze(rows, [1]))  # in range where masked out
+
+        def at(v: ir.Value, idx: ir.Value) -> ir.Value:
+            return ctx.op.Gather(v, idx, axis=0)
+
+        row_box = tuple(ctx.unsqueeze(at(v, rows), [1]) for v in corners)  # [b, 1] each
+        col_box = tuple(at(v, cols) for v in corners)  # [b, w] each
+        zero, one = c(0.0), c(1.0)
+        iou = _jaccard(ctx, row_box, ctx.unsqueeze(at(areas, rows), [1]), col_box, at(areas, cols), norm, zero)
+        # max_iou starts at 0 and std::max skips NaN (0/0 of empty boxes)
+        counted = ctx.op.And(before, ctx.op.Greater(iou, zero))
+        max_iou = ctx.reduce("ReduceMax", ctx.op.Where(counted, iou, zero), [1], keepdims=False)
+        max_out = ctx.op.ScatterElements(max_in, rows, max_iou, axis=0)
+        max_j = at(max_out, cols)  # [b, w]
+        if gaussian:
+            decay = ctx.op.Exp(
+                ctx.op.Mul(ctx.op.Sub(ctx.op.Mul(max_j, max_j), ctx.op.Mul(iou, iou)), c(np.float32(sigma)))
+            )
+        else:
+            # (1. - iou) / (1. - max_iou): double literals, so float32 values divide in double
+            wide = "float64" if dtype == "float32" else dtype
+            w_one = ctx.const(np.asarray(1.0, dtypes.to_numpy(wide)))
+            decay = ctx.op.Div(
+                ctx.op.Sub(w_one, ctx.cast(iou, wide, dtype)), ctx.op.Sub(w_one, ctx.cast(max_j, wide, dtype))
+            )
+            decay = ctx.cast(decay, dtype, wide)
+        # min_decay starts at 1; std::min keeps it for NaN (0/0) and anything not below it
+        decay = ctx.op.Where(ctx.op.And(before, ctx.op.Less(decay, one)), decay, one)
+        min_decay = ctx.reduce("ReduceMin", decay, [1], keepdims=False)
+        decayed = ctx.op.Mul(min_decay, at(cand_score, rows))
+        decayed_out = ctx.op.ScatterElements(decayed_in, rows, decayed, axis=0)
+        outs = [ctx.op.Identity(cond), max_out, decayed_out]
+        for value, typ in zip(outs, [ir.TensorType(ir.DataType.BOOL)] + [ir.TensorType(fdtype)] * 2):
+            value.type = typ
+        body.outputs.extend(outs)
+    _, decayed = ctx.op.Loop(ctx.reshape(n_steps, []), None, zeros, zeros, body=body, _outputs=2)
+    return decayed
 
 
 # ---------------------------------------------------------------------- anchor_generator

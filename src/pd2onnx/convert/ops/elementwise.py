@@ -16,11 +16,13 @@ import onnx_ir as ir
 
 from pd2onnx.convert.context import OpContext, onnx_dtype
 from pd2onnx.convert.ops._elementwise_util import (
+    atan2_values,
     binary_inputs,
     float_equal,
     is_float,
     is_zero,
 )
+from pd2onnx.convert.ops.math import complex_abs
 from pd2onnx.convert.registry import mapper
 from pd2onnx.paddle import dtypes
 
@@ -62,7 +64,7 @@ def _float32(value: float | ir.Value) -> float | ir.Value:
 
 def _check_arith_dtype(ctx: OpContext, dtype: str) -> None:
     if dtype in _SMALL_INTS and ctx.opset < 14:
-        raise ctx.fail(f"ONNX arithmetic on {dtype} needs opset 14", hint="pass --opset 14 or newer")
+        ctx.require_opset(14, f"ONNX arithmetic takes {dtype} from opset 14")
 
 
 def _sign(ctx: OpContext, x: ir.Value, dtype: str) -> ir.Value:
@@ -189,9 +191,7 @@ def _power(ctx: OpContext, x: ir.Value, exponent: float | ir.Value, dtype: str) 
             return ctx.op.Cast(
                 ctx.op.Pow(ctx.op.Cast(x, to=f64), ctx.op.Cast(e, to=f64)), to=onnx_dtype(dtype)
             )
-        raise ctx.fail(
-            f"pow of {dtype} by a runtime exponent needs opset 12", hint="pass --opset 12 or newer"
-        )
+        ctx.require_opset(12, f"pow of {dtype} by a runtime exponent: integer Pow from opset 12")
     if is_float(dtype):
         return ctx.op.Pow(x, _const_scalar(ctx, exponent, dtype))
     _check_arith_dtype(ctx, dtype)
@@ -199,7 +199,7 @@ def _power(ctx: OpContext, x: ir.Value, exponent: float | ir.Value, dtype: str) 
     if ctx.opset >= 12:
         return ctx.op.Pow(x, _const_scalar(ctx, k, dtype))
     if k < 0:
-        raise ctx.fail("integer pow with a negative exponent needs opset 12", hint="pass --opset 12 or newer")
+        ctx.require_opset(12, "integer pow with a negative exponent: integer Pow from opset 12")
     return _int_power(ctx, x, k, dtype)
 
 
@@ -384,6 +384,9 @@ def floor_ceil(ctx: OpContext) -> None:
 
 @mapper("abs")
 def abs_(ctx: OpContext) -> None:
+    if ctx.input_dtype("x") in ("complex64", "complex128"):
+        complex_abs(ctx)  # the magnitude of a complex value carried as [re, im]
+        return
     x, dtype = _unary_input(ctx)
     _check_arith_dtype(ctx, dtype)
     ctx.set_output("out", ctx.op.Abs(x))
@@ -490,30 +493,10 @@ def round_(ctx: OpContext) -> None:
 
 
 # ---------------------------------------------------------------------------- atan2
-def _negative_or_minus_zero(ctx: OpContext, v: ir.Value, dtype: str) -> ir.Value:
-    """v < 0 or v is -0.0 (1 / -0.0 = -inf)."""
-    zero = ctx.const(0.0, dtype)
-    return ctx.op.Or(ctx.op.Less(v, zero), ctx.op.Less(ctx.op.Reciprocal(v), zero))
-
-
 @mapper("atan2", min_opset=9)
 def atan2(ctx: OpContext) -> None:
-    """atan2(x, y) = atan(x / y), plus +-pi when y < 0 (or -0).
-
-    Signed zeros and double infinities follow C's atan2: both zero gives +-0 or +-pi,
-    both infinite gives +-pi/4 or +-3pi/4. The ratio and the quadrant shift are computed
-    in float64; Atan itself in float32, the only type ONNX Runtime implements it for (so
-    a float64 result carries float32 precision)."""
+    """atan2(x, y), as C's (``atan2_values``)."""
     dtype = ctx.output_dtype()
     _require_float(ctx, dtype)
-    w = "float64"
-    x1, x2 = binary_inputs(ctx, w)
-    big, zero = ctx.const(np.finfo(np.float64).max, w), ctx.const(0.0, w)
-    both_inf = ctx.op.And(ctx.op.Greater(ctx.op.Abs(x1), big), ctx.op.Greater(ctx.op.Abs(x2), big))
-    ratio = ctx.op.Where(both_inf, ctx.op.Div(ctx.op.Sign(x1), ctx.op.Sign(x2)), ctx.op.Div(x1, x2))
-    angle = ctx.cast(ctx.op.Atan(ctx.cast(ratio, "float32", w)), w, "float32")
-    both_zero = ctx.op.And(float_equal(ctx, x1, zero, w), float_equal(ctx, x2, zero, w))
-    q = ctx.op.Where(both_zero, x1, angle)
-    pi = ctx.op.Where(_negative_or_minus_zero(ctx, x1, w), ctx.const(-math.pi, w), ctx.const(math.pi, w))
-    out = ctx.op.Where(_negative_or_minus_zero(ctx, x2, w), ctx.op.Add(q, pi), q)
-    ctx.set_output("out", ctx.cast(out, dtype, w))
+    x1, x2 = binary_inputs(ctx, "float64")
+    ctx.set_output("out", ctx.cast(atan2_values(ctx, x1, x2), dtype, "float64"))

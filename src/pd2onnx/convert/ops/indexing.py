@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 import onnx_ir as ir
 
+from pd2onnx.convert.casting import c_cast
 from pd2onnx.convert.context import FLOAT_DTYPES, OpContext
 from pd2onnx.convert.ops.tensor import _shape_value
 from pd2onnx.convert.registry import mapper
@@ -267,12 +268,12 @@ def _top_k(
         k_v = k if isinstance(k, ir.Value) else ctx.const_i64([k])
         return ctx.op.TopK(x, k_v, axis=axis, largest=int(largest), sorted=1, _outputs=2)
     if dtype not in FLOAT_DTYPES:
-        raise ctx.fail(f"ONNX TopK takes {dtype} data from opset 11", hint="pass --opset 11 or newer")
+        ctx.require_opset(11, f"ONNX TopK takes {dtype} data from opset 11")
     if ctx.opset >= 10:
         k_v = k if isinstance(k, ir.Value) else ctx.const_i64([k])
         return ctx.op.TopK(x, k_v, axis=axis, _outputs=2)
     if isinstance(k, ir.Value):
-        raise ctx.fail("a runtime k needs ONNX TopK-10", hint="pass --opset 10 or newer")
+        ctx.require_opset(10, "a runtime k: ONNX TopK takes k as an input from opset 10")
     return ctx.op.TopK(x, axis=axis, k=k, _outputs=2)
 
 
@@ -487,7 +488,7 @@ def _set_value_update(ctx: OpContext, dtype: str) -> tuple[ir.Value, tuple[int, 
     if int(np.prod(shape)) != len(values):
         raise ctx.fail(f"set_value has {len(values)} values for shape {shape}")
     data = np.asarray(values)
-    data = data != 0 if dtype == "bool" else data.astype(dtypes.to_numpy(dtype))
+    data = data != 0 if dtype == "bool" else c_cast(data, dtypes.to_numpy(dtype))
     return ctx.const(data.reshape(shape)), tuple(shape)
 
 

@@ -89,10 +89,9 @@ def bitwise(ctx: OpContext) -> None:
     onnx_op, bool_op = _BITWISE[ctx.pd.type]
     if dtype == "bool":
         ctx.set_output("out", ctx.op.__getattr__(bool_op)(x, y))
-    elif ctx.opset >= 18:
-        ctx.set_output("out", ctx.op.__getattr__(onnx_op)(x, y))
     else:
-        raise ctx.fail(f"{ctx.pd.type} on {dtype} tensors needs opset 18", hint="pass --opset 18 or newer")
+        ctx.require_opset(18, f"{ctx.pd.type} on {dtype} tensors: ONNX has bitwise ops from opset 18")
+        ctx.set_output("out", ctx.op.__getattr__(onnx_op)(x, y))
 
 
 @mapper("bitwise_not")

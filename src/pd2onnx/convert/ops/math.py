@@ -16,7 +16,9 @@ import math
 import numpy as np
 import onnx_ir as ir
 
+from pd2onnx.convert.casting import c_cast
 from pd2onnx.convert.context import FLOAT_DTYPES, OpContext
+from pd2onnx.convert.ops._elementwise_util import atan2_values, is_nan
 from pd2onnx.convert.ops.reduce import reduce, to_declared_rank
 from pd2onnx.convert.registry import mapper
 from pd2onnx.paddle import dtypes
@@ -32,7 +34,7 @@ def _matmul(ctx: OpContext, x: ir.Value, y: ir.Value) -> ir.Value:
         if dtype not in _MATMUL_INTS:
             raise ctx.fail(f"ONNX MatMul has no {dtype} form")
         if ctx.opset < 9:
-            raise ctx.fail(f"ONNX MatMul on {dtype} needs opset 9", hint="pass --opset 9 or newer")
+            ctx.require_opset(9, f"ONNX MatMul takes {dtype} from opset 9")
     return ctx.op.MatMul(x, y)
 
 
@@ -306,7 +308,7 @@ def diag(ctx: OpContext) -> None:
     dtype = ctx.input_dtype("x")
     n = _dim(ctx, x, dims, 0)
     size = ctx.reshape(ctx.op.Add(_i64(ctx, n), ctx.const_i64(abs(offset))), [1])
-    pad = np.asarray(ctx.attr("padding_value", 0.0)).astype(dtypes.to_numpy(dtype))
+    pad = c_cast(ctx.attr("padding_value", 0.0), dtypes.to_numpy(dtype))
     base = ctx.op.Expand(ctx.const(pad), ctx.op.Concat(size, size, axis=0))
     r = ctx.op.Range(ctx.const_i64(0), _i64(ctx, n), ctx.const_i64(1))
     rows = ctx.op.Add(r, ctx.const_i64(max(0, -offset)))
@@ -701,11 +703,12 @@ def nanmedian(ctx: OpContext) -> None:
 # ---------------------------------------------------------------------- FFT
 # A complex Paddle value is carried as a real tensor with a trailing [re, im] dim (ONNX
 # DFT's own layout). ONNX Runtime has no complex tensors, so such a value may only flow
-# into the ops below; anything else (abs, multiply, a model output ...) is refused.
-_COMPLEX_AWARE = frozenset({"fft_c2c", "fft_c2r", "real", "imag", "as_real"})
-# Ops that work unchanged on the carried layout (their axes are normalized against Paddle's
-# rank, so they never touch the trailing [re, im] dim); their results are checked in turn.
-_COMPLEX_LAYOUT_SAFE = frozenset({"slice"})
+# into the ops below; anything else (multiply, a model output ...) is refused.
+_COMPLEX_AWARE = frozenset({"fft_c2c", "fft_c2r", "real", "imag", "as_real", "abs", "angle"})
+# Ops that keep the carried layout (their axes are normalized against Paddle's rank, so they
+# never touch the trailing [re, im] dim; broadcast_tensors keeps it last); their results are
+# checked in turn.
+_COMPLEX_LAYOUT_SAFE = frozenset({"slice", "broadcast_tensors"})
 _REAL_OF = {"complex64": "float32", "complex128": "float64"}
 
 
@@ -768,24 +771,50 @@ def _fft_axes(ctx: OpContext, rank: int) -> list[int]:
     return axes
 
 
+def _real_bins(ctx: OpContext, y: ir.Value, axis: int, n: int, onesided: bool, dtype: str) -> ir.Value:
+    """The DFT of a real signal of length ``n`` along ``axis`` of ``y`` ([*dims, 2], no batch
+    dim) with the imaginary parts of bin 0 and (n even) bin n/2 made +0, as Paddle (pocketfft)
+    gives them: ONNX Runtime's DFT leaves rounding noise of either sign there, which puts the
+    angle of a negative real bin at -pi instead of pi."""
+    bins = n // 2 + 1 if onesided else n
+    shape = [1] * (len(ctx.input_shape("x")) + 1)
+    shape[axis], shape[-1] = bins, 2
+    mask = np.zeros(shape, dtype=bool)
+    index = [0] * len(shape)
+    for k in {0, n // 2} if n % 2 == 0 else {0}:
+        index[axis], index[-1] = k, 1
+        mask[tuple(index)] = True
+    return ctx.op.Where(ctx.const(mask), ctx.const(0.0, dtype), y)
+
+
 @mapper("fft_r2c", min_opset=17)
 def fft_r2c(ctx: OpContext) -> None:
-    """Real-to-complex FFT: onesided along the last of ``axes``, full along the others."""
+    """Real-to-complex FFT: onesided along the last of ``axes``, full along the others. The
+    bins of the last axis that are real (0 and n/2) get an imaginary part of exactly +0."""
     _check_complex_consumers(ctx)
     dtype = ctx.input_dtype("x")
     dims = [int(d) for d in ctx.input_shape("x")]
     axes = _fft_axes(ctx, len(dims))
-    y = ctx.unsqueeze(ctx.input("x"), [0, len(dims) + 1])  # a batch dim, a [re] dim
     onesided = bool(ctx.attr("onesided", True))
+    n = dims[axes[-1]]
+    y = ctx.unsqueeze(ctx.input("x"), [0, len(dims) + 1])  # a batch dim, a [re] dim
     y = _dft(ctx, y, axes[-1] + 1, onesided)
-    for a in axes[:-1]:
-        y = _dft(ctx, y, a + 1)
+    # the batch dim goes at once, by a Reshape to the result's shape (not a Squeeze): OpenVINO's
+    # DFT of a real [..., n, 1] signal keeps the 1 ([..., m, 1, 2]), which the Reshape drops
+    y = ctx.op.Reshape(y, _r2c_shape(ctx, dims, axes[-1], onesided))
+    if n > 0 and len(axes) > 1:
+        y = _real_bins(ctx, y, axes[-1], n, onesided, dtype)
+    if len(axes) > 1:
+        y = ctx.unsqueeze(y, [0])
+        for a in axes[:-1]:
+            y = _dft(ctx, y, a + 1)
+        y = ctx.squeeze(y, [0])
     if not bool(ctx.attr("forward", True)):  # the inverse direction of a real signal
         y = _conj(ctx, y, dtype)
     y = _fft_scale(ctx, y, dims, axes, dtype)
-    # the batch dim goes by a Reshape to the result's shape, not a Squeeze: OpenVINO's DFT of a
-    # real [..., n, 1] signal keeps the 1 ([..., m, 1, 2]), which the Reshape drops
-    ctx.set_output("out", ctx.op.Reshape(y, _r2c_shape(ctx, dims, axes[-1], onesided)))
+    if n > 0 and len(axes) == 1:  # after the conjugation and scaling, so that the zeros stay +0
+        y = _real_bins(ctx, y, axes[-1], n, onesided, dtype)
+    ctx.set_output("out", y)
 
 
 def _r2c_shape(ctx: OpContext, dims: list[int], last: int, onesided: bool) -> ir.Value:
@@ -865,6 +894,44 @@ def real_imag(ctx: OpContext) -> None:
     """Re / Im of a complex value carried as [re, im] (from the FFT ops)."""
     x, _, dims = _complex_input(ctx)
     ctx.set_output("out", ctx.op.Gather(x, ctx.const_i64(0 if ctx.pd.type == "real" else 1), axis=len(dims)))
+
+
+def complex_abs(ctx: OpContext) -> None:
+    """|z| of a complex value carried as [re, im], as the kernel's ``std::abs`` (hypot):
+    ``sqrt(re^2 + im^2)`` in float64 (no overflow or underflow for complex64; complex128
+    squares overflow above 1e154), infinite when either part is (even with the other NaN).
+    The abs mapper (elementwise) hands complex inputs here."""
+    ctx.require_opset(9, "the magnitude of a complex value (Where)")
+    x, dtype, dims = _complex_input(ctx)
+    w = "float64"
+    v = ctx.cast(x, w, dtype)
+    last = len(dims)
+    magnitude = ctx.op.Sqrt(ctx.reduce("ReduceSumSquare", v, [last], keepdims=False))
+    largest = ctx.reduce("ReduceMax", ctx.op.Abs(v), [last], keepdims=False)
+    infinite = ctx.op.Greater(largest, ctx.const(np.finfo(np.float64).max, w))
+    out = ctx.op.Where(infinite, ctx.const(math.inf, w), magnitude)
+    ctx.set_output("out", ctx.cast(out, dtype, w))
+
+
+@mapper("angle", min_opset=9)
+def angle(ctx: OpContext) -> None:
+    """The argument of a complex value carried as [re, im]: C's ``atan2(im, re)`` (the
+    kernel's ``arg``), in the real dtype. Of a real value: pi where x < 0, else 0; NaN stays
+    NaN (Paddle 3; Paddle 2.x gives 0, and files it wrote get that)."""
+    in_dtype = ctx.input_dtype("x")
+    if in_dtype in _REAL_OF:
+        x, dtype, dims = _complex_input(ctx)
+        re, im = (ctx.op.Gather(ctx.cast(x, "float64", dtype), ctx.const_i64(k), axis=len(dims)) for k in (0, 1))
+        ctx.set_output("out", ctx.cast(atan2_values(ctx, im, re), dtype, "float64"))
+        return
+    if in_dtype not in FLOAT_DTYPES:
+        raise ctx.fail(f"angle of {in_dtype} values (Paddle's kernel takes floats and complex values)")
+    x = ctx.input("x")
+    zero = ctx.const(0.0, in_dtype)
+    out = ctx.op.Where(ctx.op.Less(x, zero), ctx.const(math.pi, in_dtype), zero)
+    if not ctx.paddle2_semantics:
+        out = ctx.op.Where(is_nan(ctx, x, in_dtype), x, out)
+    ctx.set_output("out", out)
 
 
 @mapper("as_real")

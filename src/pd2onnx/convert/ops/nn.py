@@ -184,7 +184,7 @@ def one_hot(ctx: OpContext) -> None:
         ctx.set_output("out", ctx.cast(y, out_dtype, calc))
         return
     if isinstance(depth, ir.Value):
-        raise ctx.fail("one_hot with a runtime depth needs opset 9 or newer", hint="pass --opset 9 or newer")
+        ctx.require_opset(9, "one_hot with a runtime depth: OneHot from opset 9")
     x64 = ctx.cast(x, "int64", ctx.input_dtype("x"))
     hit = ctx.op.Equal(ctx.unsqueeze(x64, [ctx.input_rank("x")]), ctx.const_i64(list(range(int(depth)))))
     ctx.set_output("out", ctx.op.Cast(hit, to=onnx_dtype(out_dtype)))
@@ -252,9 +252,7 @@ def _pad_spatial(ctx: OpContext, axes: list[int]) -> None:
         pads: list[int] | ir.Value = onnx_pads(pairs)
     else:
         if mode == "circular" and ctx.opset < 19:
-            raise ctx.fail(
-                "circular padding by runtime amounts needs opset 19", hint="pass --opset 19 or newer"
-            )
+            ctx.require_opset(19, "circular padding by runtime amounts: Pad's wrap mode from opset 19")
         pads = _runtime_pads(ctx, paddings, axes, rank)
     ctx.set_output("out", pad(ctx, x, pads, _MODES[mode], value, dtype))
 

@@ -195,7 +195,13 @@ def emit_dequantize(ctx: OpContext, q: ir.Value, s: np.ndarray, qmax: float, axi
 
 
 def paddle_quantize_array(x: np.ndarray, s: np.ndarray, bits: int, round_type: int, axis: int | None) -> np.ndarray:
-    """Paddle's quantize kernel on a constant, in float32 as Paddle computes it (integers out)."""
+    """Paddle's quantize kernel on a constant, in float32 as Paddle computes it (integers out).
+    IEEE results throughout (an overflowing product is clipped, as in the kernel)."""
+    with np.errstate(all="ignore"):
+        return _quantize_array(x, s, bits, round_type, axis)
+
+
+def _quantize_array(x: np.ndarray, s: np.ndarray, bits: int, round_type: int, axis: int | None) -> np.ndarray:
     qmax = qmax_of(bits)
     x = np.asarray(x, dtype=np.float32)
     s32 = np.asarray(s, dtype=np.float32).reshape(-1)
@@ -520,7 +526,12 @@ def fake_quantize(ctx: OpContext) -> None:
     if plan is None:
         bind_quantized(ctx, "out", q)
         return
-    # Frozen chain: the activation becomes its real value, each weight an int8 DQ.
+    # Frozen chain: the activation becomes its real value, each weight an int8 DQ. Paddle holds
+    # integers (and their products) up to the dequantize: those values are not Paddle's.
+    why = "the converter computes this frozen quantized chain in real values, where Paddle holds integers"
+    ctx.state.not_paddle[ctx.pd.output("out")] = why
+    for consumer, _ in plan.values():
+        ctx.state.not_paddle[consumer.output("out")] = why
     ctx.set_output("out", emit_dequantize(ctx, q, s, qmax, None))
     for w_name, (consumer, deq) in plan.items():
         w = ctx.state.program.params[w_name]

@@ -594,6 +594,43 @@ def meshgrid(ctx: OpContext) -> None:
         ctx.set_output("out", ctx.op.Expand(line, full), i)
 
 
+@mapper("broadcast_tensors", min_opset=8)
+def broadcast_tensors(ctx: OpContext) -> None:
+    """Every input expanded to the inputs' common (NumPy-broadcast) shape, each in its own
+    dtype. A dim is static when any input has it static and not 1 (the others must be 1 or
+    the same); when only run-time dims can decide it, it is the first of them that is not 1
+    (Where; opset 9). Complex inputs (carried as [..., 2]) keep their trailing [re, im] dim."""
+    n = len(ctx.input_names("input"))
+    shapes = [_dims(ctx, "input", i) for i in range(n)]
+    xs = [ctx.input("input", i) for i in range(n)]
+    rank = max((len(s) for s in shapes), default=0)
+    parts: list[int | ir.Value] = []
+    for axis in range(rank):
+        known, runtime = set(), []
+        for x, shape in zip(xs, shapes):
+            k = axis - (rank - len(shape))
+            if k < 0:
+                continue
+            if shape[k] >= 0:
+                known.add(shape[k])
+            else:
+                runtime.append(ctx.shape_of(x, k, k + 1))
+        fixed = known - {1}
+        if len(fixed) > 1:
+            raise ctx.fail(f"inputs of shapes {shapes} do not broadcast (dims {sorted(fixed)} on axis {axis})")
+        if fixed or not runtime:
+            parts.append(fixed.pop() if fixed else 1)
+            continue
+        ctx.require_opset(9, "broadcasting dims known only at run time (Where)")
+        dim = runtime[0]
+        for other in runtime[1:]:
+            dim = ctx.op.Where(ctx.op.Equal(dim, ctx.const_i64([1])), other, dim)
+        parts.append(dim)
+    for i, x in enumerate(xs):
+        carried = [2] if ctx.input_dtype("input", i) in ("complex64", "complex128") else []
+        ctx.set_output("out", ctx.op.Expand(x, _shape_value(ctx, parts + carried)), i)
+
+
 @mapper("pixel_shuffle")
 def pixel_shuffle(ctx: OpContext) -> None:
     """out[n, c, h*r+i, w*r+j] = in[n, c*r*r + i*r + j, h, w]: DepthToSpace in CRD mode."""

@@ -9,6 +9,7 @@ from typing import ClassVar
 import numpy as np
 import onnx_ir as ir
 
+from pd2onnx import provenance
 from pd2onnx.optimize._ir import Namer, _contig, is_onnx, iter_graphs, replace_value
 
 logger = logging.getLogger(__name__)
@@ -104,6 +105,7 @@ class NodePass(OptimizerPass):
         init = ir.Value(name=name, shape=ir.Shape(array.shape), type=ir.TensorType(tensor.dtype), const_value=tensor)
         graph.register_initializer(init)
         ir.convenience.replace_all_uses_with(old, init)
+        provenance.move(old, init)
         return True
 
 

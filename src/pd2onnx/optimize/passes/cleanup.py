@@ -14,6 +14,7 @@ import logging
 import numpy as np
 import onnx_ir as ir
 
+from pd2onnx import provenance
 from pd2onnx.optimize._ir import (
     RANDOM_OPS,
     attr,
@@ -76,6 +77,7 @@ class LiftConstants(NodePass):
         init = ir.Value(name=value_name, shape=ir.Shape(tensor.shape), type=ir.TensorType(tensor.dtype), const_value=tensor)
         graph.register_initializer(init)
         ir.convenience.replace_all_uses_with(out, init)
+        provenance.move(out, init)
         graph.remove(node, safe=True)
         return True
 
@@ -576,6 +578,7 @@ class DedupInitializers(OptimizerPass):
                 if not np.array_equal(const_array(kept), arr, equal_nan=arr.dtype.kind == "f"):
                     continue
                 value.replace_all_uses_with(kept)
+                provenance.move(value, kept)
                 graph.initializers.pop(value.name)
                 count += 1
         return count

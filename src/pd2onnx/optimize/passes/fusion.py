@@ -14,6 +14,7 @@ import math
 import numpy as np
 import onnx_ir as ir
 
+from pd2onnx import provenance
 from pd2onnx.optimize._ir import (
     FLOAT_TYPES,
     _contig,
@@ -54,6 +55,15 @@ def _per_channel(c: ir.Value, y_rank: int, channels: int, axis: int = 1) -> np.n
         elif d != 1:
             return None
     return np.broadcast_to(const_array(c).astype(np.float64).reshape(-1), (channels,)).copy()
+
+
+def _in_type(values: np.ndarray, np_dt: np.dtype) -> np.ndarray | None:
+    """Fused float64 ``values`` in the model's float type, or None when some are not finite
+    there (a fused weight that overflows the type, or non-finite statistics, would change
+    what the unfused graph computes: such a node is left as it is)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        typed = _contig(values).astype(np_dt)
+    return typed if np.all(np.isfinite(typed.astype(np.float64))) else None
 
 
 def quantized_weight(w: ir.Value | None) -> ir.Value | None:
@@ -106,6 +116,8 @@ class _WeightFusion(NodePass):
             return False
         np_dt = np.dtype(dtype.numpy())
         channels = len(scale) if scale is not None else len(shift)
+        # the node's output now includes the scale/shift: it no longer is what it carried
+        provenance.changed(node.outputs[0], f"the optimizer ({self.name}) folded the op after it into its weights")
         if scale is not None:
             if not is_const(w_val):
                 return False
@@ -118,7 +130,9 @@ class _WeightFusion(NodePass):
                 w = (w.reshape((g, shape[0] // g, shape[1]) + shape[2:]) * scale.reshape((g, 1, shape[1]) + (1,) * (w.ndim - 2))).reshape(shape)
             else:
                 w = w * (scale[:, None] if attr(node, "transB", 0) else scale[None, :])
-            node.replace_input_with(1, new_initializer(graph, w.astype(np_dt), self.namer, derived_name(w_val.name, "_fused")))
+            new_w = _in_type(w, np_dt)
+            if new_w is None:
+                return False
         if op == "Gemm":
             beta = attr(node, "beta", 1.0)
             c = const_array(b_val).astype(np.float64) * beta if b_val is not None else np.zeros((channels,))
@@ -134,7 +148,12 @@ class _WeightFusion(NodePass):
                 c = c * scale
             if shift is not None:
                 c = c + shift
-        bias = new_initializer(graph, _contig(c).astype(np_dt), self.namer, derived_name(b_val.name if b_val is not None else w_val.name, "_bias"))
+        new_c = _in_type(c, np_dt)
+        if new_c is None:
+            return False
+        if scale is not None:
+            node.replace_input_with(1, new_initializer(graph, new_w, self.namer, derived_name(w_val.name, "_fused")))
+        bias = new_initializer(graph, new_c, self.namer, derived_name(b_val.name if b_val is not None else w_val.name, "_bias"))
         if len(node.inputs) > 2:
             node.replace_input_with(2, bias)
         else:
@@ -152,6 +171,7 @@ class FuseBatchNorm(_WeightFusion):
     the producer's weights constant; floating-point dtype.
     """
 
+    name = "fuse-bn"
     op_types = frozenset({"BatchNormalization"})
 
     def rewrite(self, bn: ir.Node, graph: ir.Graph) -> bool:
@@ -170,8 +190,9 @@ class FuseBatchNorm(_WeightFusion):
             return False
         scale, b, mean, var = (const_array(p).astype(np.float64).reshape(-1) for p in params)
         eps = attr(bn, "epsilon", 1e-5)
-        s = scale / np.sqrt(var + eps)
-        shift = b - mean * s
+        with np.errstate(all="ignore"):  # a variance <= -eps gives NaN: not fused (_in_type)
+            s = scale / np.sqrt(var + eps)
+            shift = b - mean * s
         if prod.op_type == "MatMul":
             return self._matmul(prod, bn, s, shift, graph)
         channels = _out_channels(prod)
@@ -193,8 +214,11 @@ class FuseBatchNorm(_WeightFusion):
         if dt not in FLOAT_TYPES or const_shape(w)[1] != len(s):
             return False
         np_dt = np.dtype(dt.numpy())
-        w2 = new_initializer(graph, (const_array(w).astype(np.float64) * s[None, :]).astype(np_dt), self.namer, derived_name(w.name, "_fused"))
-        c = new_initializer(graph, shift.astype(np_dt), self.namer, derived_name(w.name, "_bias"))
+        new_w, new_c = _in_type(const_array(w).astype(np.float64) * s[None, :], np_dt), _in_type(shift, np_dt)
+        if new_w is None or new_c is None:
+            return False
+        w2 = new_initializer(graph, new_w, self.namer, derived_name(w.name, "_fused"))
+        c = new_initializer(graph, new_c, self.namer, derived_name(w.name, "_bias"))
         gemm = ir.node("Gemm", [a, w2, c])
         graph.insert_before(bn, gemm)
         gemm.outputs[0].dtype = dt
@@ -209,6 +233,7 @@ class FuseBias(_WeightFusion):
     """``Add(y, b)`` with y = Conv/ConvTranspose/Gemm output (read only by the Add) and b a
     constant that varies only along the channel axis: b goes into the bias input."""
 
+    name = "fuse-bias"
     op_types = frozenset({"Add"})
 
     def rewrite(self, node: ir.Node, graph: ir.Graph) -> bool:
@@ -223,6 +248,7 @@ class FuseScale(_WeightFusion):
     """``Mul(y, s)`` with y = Conv/ConvTranspose/Gemm output (read only by the Mul), s a
     per-channel constant and the weight constant: s scales weight and bias."""
 
+    name = "fuse-mul"
     op_types = frozenset({"Mul"})
 
     def rewrite(self, node: ir.Node, graph: ir.Graph) -> bool:

@@ -23,7 +23,16 @@ from __future__ import annotations
 import numpy as np
 import onnx_ir as ir
 
-from pd2onnx.optimize._ir import attr, const_array, is_const, is_op, remove_if_dead, replace_value
+from pd2onnx import provenance
+from pd2onnx.optimize._ir import (
+    attr,
+    can_replace,
+    const_array,
+    is_const,
+    is_op,
+    remove_if_dead,
+    replace_value,
+)
 from pd2onnx.optimize.passes.base import NodePass
 
 QDQ_OPS = frozenset({"QuantizeLinear", "DequantizeLinear"})
@@ -67,7 +76,9 @@ class FoldQDQ(NodePass):
             x, s, z = parts
             out_type = node.inputs[1].const_value.dtype
             values = (x.astype(np.float64) - (0 if z is None else z)) * s
-            if not self.constant_for(graph, node.outputs[0], values.astype(out_type.numpy())):
+            with np.errstate(over="ignore"):  # beyond the float type: inf, as the runtime computes
+                values = values.astype(out_type.numpy())
+            if not self.constant_for(graph, node.outputs[0], values):
                 return False
             remove_if_dead(node)
             return True
@@ -78,6 +89,10 @@ class FoldQDQ(NodePass):
         out_dtype = node.outputs[0].dtype
         if src is None or (src.dtype is not None and out_dtype is not None and src.dtype != out_dtype):
             return False
+        if not can_replace(node.outputs[0], src):
+            return False
+        provenance.changed(node.outputs[0], "fold-qdq removed this quantize/dequantize pair (the value is "
+                                            "no longer rounded to the quantization grid)")
         if not replace_value(node.outputs[0], src):
             return False
         remove_if_dead(node)
@@ -94,7 +109,10 @@ class FoldQDQ(NodePass):
         info = np.iinfo(out_dtype) if np.dtype(out_dtype).kind in "iu" else None
         if info is None:
             return False  # float8 and other types: left alone
-        q = np.rint(x.astype(np.float64) / s) + (0 if z is None else z)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = np.rint(x.astype(np.float64) / s) + (0 if z is None else z)
+        if np.isnan(q).any():
+            return False  # NaN (a NaN input, or 0 / 0): what it quantizes to is the runtime's
         q = np.clip(q, info.min, info.max).astype(out_dtype)
         if not self.constant_for(graph, node.outputs[0], q):
             return False

@@ -97,6 +97,7 @@ define("roll", "x shifts -> out", attrs={"shifts": [], "axis": []}, tensor={"shi
 define("tril", "x -> out", attrs={"diagonal": 0}, legacy="tril_triu")
 define("triu", "x -> out", attrs={"diagonal": 0}, legacy=())
 define("meshgrid", "inputs -> out", slots={"inputs": "X"})
+define("broadcast_tensors", "input -> out", slots={"input": "X"})
 define("pixel_shuffle", "x -> out", attrs={"upscale_factor": 1, "data_format": "NCHW"})
 define(
     "unfold",

@@ -1,0 +1,121 @@
+"""Run a Paddle inference program once and save the values ``pd2onnx verify`` asks for.
+
+Run in a fresh interpreter, ``python paddle_worker.py REQUEST.json``, because the IR mode
+(``FLAGS_enable_pir_api``) must be set before paddle is imported: legacy programs run on
+Paddle's static Executor with the old IR, PIR programs with PIR. It imports nothing from
+pd2onnx, so that any interpreter with paddle can run it (``--paddle-python``).
+
+The request (JSON) names the format, the model and params files, an ``.npz`` of feeds and the
+values to fetch: ``{"key": k, "name": var}`` for legacy programs, ``{"key": k, "op": i,
+"result": r, "element": e or null}`` for PIR (op ``i`` of the main block counted without
+parameters and builtin combine/split/slice, as pd2onnx's reader counts). Each fetched value
+is saved as ``OUT/<key>.npy``; ``OUT/result.json`` lists what was saved, why the others were
+not, and (PIR) the main block's op names, so the caller can check both sides count alike.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+_BUILTIN_SKIPPED = ("builtin.parameter", "builtin.combine", "builtin.split", "builtin.slice")
+
+
+def _load(req, exe, paddle):
+    model_dir = os.path.dirname(os.path.abspath(req["model"]))
+    kwargs = {"model_filename": os.path.basename(req["model"])}
+    params = req.get("params")
+    if params and os.path.isfile(params):
+        kwargs["params_filename"] = os.path.relpath(os.path.abspath(params), model_dir)
+    else:
+        kwargs["params_filename"] = None  # one file per parameter, beside the program
+    return paddle.static.load_inference_model(model_dir, exe, **kwargs)
+
+
+def _pir_targets(program, wanted):
+    """(key, pir.Value) for each wanted value, the main block's op names (pd2onnx's count),
+    and why the others cannot be fetched."""
+    ops = []
+    for op in program.global_block().ops:
+        if op.name() in _BUILTIN_SKIPPED:
+            continue
+        ops.append(op)
+    names = [op.name() for op in ops]
+    targets, missing = [], {}
+    for w in wanted:
+        key, i, r, e = w["key"], w["op"], w["result"], w.get("element")
+        if not 0 <= i < len(ops) or r >= ops[i].num_results():
+            missing[key] = "no such op result in the program Paddle loaded"
+            continue
+        value = ops[i].result(r)
+        if e is not None:
+            value = _element(value, e)
+            if value is None:
+                missing[key] = "the program never unpacks this element of a vector result"
+                continue
+        if not value.is_dense_tensor_type():
+            missing[key] = "not a dense tensor"
+            continue
+        targets.append((key, value))
+    return targets, names, missing
+
+
+def _element(vector, e):
+    for user in vector.all_used_ops():
+        if user.name() == "builtin.split" and e < user.num_results():
+            return user.result(e)
+        if user.name() == "builtin.slice" and user.attrs().get("index") == e:
+            return user.result(0)
+    return None
+
+
+def _as_array(np, value):
+    arr = np.array(value)
+    return arr
+
+
+def main(path):
+    with open(path) as f:
+        req = json.load(f)
+    os.environ["FLAGS_enable_pir_api"] = "1" if req["format"] == "pir" else "0"
+    os.environ.setdefault("GLOG_minloglevel", "2")
+    import numpy as np
+    import paddle
+
+    paddle.enable_static()
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    program, feed_names, fetch_targets = _load(req, exe, paddle)
+    with np.load(req["feeds"]) as data:
+        feeds = {name: data[name] for name in data.files}
+    out = req["out"]
+    result = {"saved": [], "missing": {}, "ops": None}
+    if req["format"] == "pir":
+        targets, result["ops"], result["missing"] = _pir_targets(program, req["fetch"])
+        for op in list(program.global_block().ops):
+            if op.name() == "pd_op.fetch":  # the fetch ops added for ours would collide with these
+                op.erase()
+        fetch_list = [v for _, v in targets]
+        keys = [k for k, _ in targets]
+    else:
+        block = program.global_block()
+        keys, fetch_list = [], []
+        for w in req["fetch"]:
+            if not block.has_var(w["name"]):
+                result["missing"][w["key"]] = "not a variable of the main block"
+                continue
+            keys.append(w["key"])
+            fetch_list.append(w["name"])
+    values = exe.run(program, feed=feeds, fetch_list=fetch_list, return_numpy=False) if fetch_list else []
+    for key, value in zip(keys, values):
+        np.save(os.path.join(out, f"{key}.npy"), _as_array(np, value))
+        result["saved"].append(key)
+    with open(os.path.join(out, "result.json"), "w") as f:
+        json.dump(result, f)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)  # Paddle can crash in its destructors at exit; every result is on disk

@@ -1,0 +1,60 @@
+"""The comparisons verify judges by: range-relative errors, ties of index outputs, NMS rows as
+sets, and the dtype-aware replay tolerances (no Paddle needed)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pd2onnx.verification.compare import coarsest, compare, compare_rows, compare_ties, replay_rtol
+
+
+def test_errors_are_relative_to_the_range():
+    want = np.array([100.0, 1.0, 0.0], np.float32)
+    d = compare("v", want + np.array([1e-3, 1e-3, 0], np.float32), want)
+    assert abs(d.max_abs - 1e-3) < 1e-5 and abs(d.max_rel - 1e-5) < 1e-7
+    assert d.within(2e-5) and not d.within(5e-6)
+
+
+def test_integers_must_be_equal_and_nan_positions_too():
+    assert not compare("i", np.array([1, 2]), np.array([1, 3])).within(1.0)
+    assert compare("i", np.array([1, 2]), np.array([1, 2])).within(0.0)
+    d = compare("f", np.array([np.nan, 1.0]), np.array([1.0, 1.0]))
+    assert d.problem and not d.within(1.0)
+
+
+def test_quantized_values_compare_by_value_across_int_and_float():
+    d = compare("q", np.array([-128, 5, 127], np.int8), np.array([-128.0, 5.0, 127.0], np.float32))
+    assert not d.problem and d.max_abs == 0 and "dtype" in d.note
+
+
+def test_indices_that_differ_only_between_equal_values_are_ties():
+    x = np.array([[3.0, 1.0, 3.0, 0.5]], np.float32)
+    want = np.array([[0, 2]])
+    assert compare_ties("i", np.array([[2, 0]]), want, x, axis=-1).within(0.0)
+    assert not compare_ties("i", np.array([[0, 1]]), want, x, axis=-1).within(0.0)
+    # arg-max without keepdim, and flattened
+    assert compare_ties("a", np.array([2]), np.array([0]), x, axis=1, keepdim=False).within(0.0)
+    assert compare_ties("a", np.array(2), np.array(0), x, axis=0, flatten=True).within(0.0)
+
+
+def test_nms_rows_are_sets_per_image():
+    want = np.array([[1, 0.9, 0, 0, 1, 1], [2, 0.8, 1, 1, 2, 2], [1, 0.7, 5, 5, 6, 6]], np.float32)
+    counts = np.array([2, 1], np.int32)
+    swapped = want[[1, 0, 2]]
+    assert compare_rows("out", swapped, want, 1e-5, got_counts=counts, want_counts=counts).within(1e-5)
+    moved = want[[0, 2, 1]]  # a row crosses from one image to the other
+    assert compare_rows("out", moved, want, 1e-5, got_counts=counts, want_counts=counts).problem
+    relabeled = want.copy()
+    relabeled[0, 0] = 3
+    assert compare_rows("out", relabeled, want, 1e-5).problem
+    index = np.array([4, 7, 1])
+    assert compare_rows("out", swapped, want, 1e-5, index[[1, 0, 2]], index).within(1e-5)
+    assert compare_rows("out", swapped, want, 1e-5, index, index).problem
+
+
+def test_replay_tolerances_follow_the_precision():
+    assert replay_rtol("float32", True, 1) == 1e-5
+    assert replay_rtol("float32", False, 1) < 1e-6
+    assert replay_rtol("float16", False, 1) > 1e-3
+    assert coarsest("float64", "float32") == "float32" and coarsest("float32", "bfloat16") == "bfloat16"
+    assert coarsest(None) is None
