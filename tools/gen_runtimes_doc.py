@@ -25,6 +25,32 @@ SEQUENCE_OPS = {"SequenceAt", "SequenceConstruct", "SequenceEmpty", "SequenceEra
                 "SequenceLength", "SequenceMap", "SplitToSequence", "ConcatFromSequence", "(sequence value)"}
 
 
+# Where a mapper's first form was computed differently by OpenVINO and another form is exact
+# in both runtimes (hand-written: what the code does and why).
+FORMS = [
+    "- Nearest interpolation: Resize where it picks Paddle's source index at every position "
+    "(ratios that are powers of two; exactly written scales and float32 out/in ratios checked at "
+    "conversion time), else a Gather of Paddle's indices. For sizes known only at run time the "
+    "ratio float32(in) / float32(out) is built from integer long division: OpenVINO divides floats "
+    "as a * (1 / b) (80 / 200 gives 0.39999998), which moved whole rows (max diff 7.2 on a "
+    "tensor resized to another's size at ratio 2.5). Its integer Div, Mod and comparisons go "
+    "through float32 and are exact below 2^24 only, so the division keeps every integer below "
+    "that (sizes below 32768). Linear and cubic Resize agree in both runtimes (every coordinate "
+    "mode, sizes or scales, static or dynamic, 3 to 32 channels).",
+    "- Sorting: ONNX TopK puts the lower index first among equal values and ONNX Runtime does; "
+    "OpenVINO's TopK does not. Detection post-processing, whose sort keys repeat by construction "
+    "(class, image, level), sorts by keys that cannot tie (each key's dense rank times n plus its "
+    "position) and picks the top k by the k-th value and a count of the ties (`ops/_sort_util.py`); "
+    "multiclass_nms3 applies keep_top_k before its score sort, so the keys stay within int32.",
+    "- No -1 in a Reshape beside a run-time size that may be 0 (NonMaxSuppression's inputs); no "
+    "Gather of an empty index list (OpenVINO reads it as a scalar); rfft's batch dim dropped by a "
+    "Reshape to the result's shape (OpenVINO's DFT of a real [..., n, 1] signal keeps the 1); "
+    "take_along_axis cuts a larger arr with Gather, not Slice; mode and strided_slice avoid "
+    "int64 extremes and sums that overflow int32; unsqueeze with run-time axes of known count "
+    "is a Reshape (its rank known).",
+]
+
+
 def _cases(names: list[str], limit: int = 6) -> str:
     names = sorted(names)
     shown = ", ".join(f"`{n}`" for n in names[:limit])
@@ -51,7 +77,11 @@ def _openvino_section(records: list[dict]) -> list[str]:
     if records:
         ok = sum(r["openvino"] == "ok" for r in records)
         lines += [f"Recorded run: {ok} of {len(records)} converted cases run in OpenVINO and equal Paddle.", ""]
-    lines += [notes.OPENVINO_OPSET_RANGE, ""]
+    lines += [notes.OPENVINO_OPSET_RANGE, "",
+              "The dtype matrix (`tests/dtypes`) runs in ONNX Runtime only: OpenVINO's CPU plugin computes "
+              "int64 and float64 in 32 bits (see below), which the matrix's int64/float64 columns would "
+              "mostly record.", "",
+              "### Forms chosen so that both runtimes compute alike", "", *FORMS, ""]
     own = [lim for lim in notes.OPENVINO_LIMITS if not lim.pending]
     pending = [lim for lim in notes.OPENVINO_LIMITS if lim.pending]
     lines += ["### OpenVINO's limitations", "", "| limitation | what OpenVINO does | cases it stops |",
