@@ -295,7 +295,7 @@ def record_constructs(path: str, name: str, proto: onnx.ModelProto, outcome: str
                 for g in [a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs):
                     walk(g)
 
-    walk(onnx.shape_inference.infer_shapes(proto))
+    walk(onnx.shape_inference.infer_shapes(proto).graph)
     renamed = {"FLOAT": "float32", "DOUBLE": "float64"}
     names = sorted({renamed.get(n, n.lower()) for n in map(onnx.TensorProto.DataType.Name, types - {0})})
     opset = next(o.version for o in proto.opset_import if o.domain in ("", "ai.onnx"))
