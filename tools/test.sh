@@ -2,7 +2,8 @@
 # Sets up everything the tests need on a fresh machine, then runs them.
 #   bash tools/test.sh [pytest args...]
 # Test-only environments (pd2onnx itself never imports paddle): Paddle 2.6 writes the legacy
-# test models; paddledet 2.6 builds the PaddleDetection model tests; paddlenlp (LLaMA) and
+# test models; paddledet 2.6 on Paddle 2.6 (legacy) and on Paddle 3.3 (PIR: the two-stage models)
+# builds the PaddleDetection model tests; paddlenlp (LLaMA) and
 # paddlecv (PaddleClas Swin, PaddleSeg PP-LiteSeg), both on Paddle 3.3, build the toolkit model
 # tests. All are created once (in ~/.cache/pd2onnx) and reused; they install side by side.
 set -euo pipefail
@@ -10,10 +11,12 @@ cd "$(dirname "$0")/.."
 python3 -m pip install -q --disable-pip-version-check -e '.[test]'
 bash tools/setup_paddle26.sh & p26=$!
 bash tools/setup_paddledet.sh & pdet=$!
+bash tools/setup_paddledet_pir.sh & pdetpir=$!
 bash tools/setup_paddlenlp.sh & pnlp=$!
 bash tools/setup_paddlecv.sh & pcv=$!
 wait "$p26"
 wait "$pdet"
+wait "$pdetpir"
 wait "$pnlp"
 wait "$pcv"
 # --timeout: a converted model that never finishes in ONNX Runtime (a Loop whose condition

@@ -98,6 +98,18 @@ class UnsupportedOpError(Pd2OnnxError):
         )
 
 
+class DeclarationsCorrected(Exception):
+    """Raised by ``ctx.correct_declared`` when a corrected type reaches a value that control
+    flow carries (a PIR ``while``'s block argument or an ``if``/``while`` result, through
+    ``yield``): subgraphs already built took the declared type, so the exporter converts again,
+    with the corrected declarations from the start."""
+
+    def __init__(self, site: OpSite, names: list[str]):
+        self.site = site
+        self.names = names
+        super().__init__(f"{site.op_type} ({site}) corrected the declared type of {', '.join(names)}")
+
+
 class OpsetTooLow(Exception):
     """Raised by a mapper (``ctx.require_opset``) that finds, while converting, that the
     op's actual arguments (runtime tensors, dynamic dims) need a newer opset than its

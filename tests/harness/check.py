@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 import onnx
@@ -174,13 +175,16 @@ def check_model_file(
     opsets: tuple[int, ...] | None = None,
     optimize_at: int | None = 17,
     scaled_atol: bool = False,
+    compare_outputs: Callable[[str, list[np.ndarray], list[np.ndarray]], None] | None = None,
 ) -> list[int]:
     """Convert at each opset (``opsets_for``; also optimized at ``optimize_at``), check with
     onnx.checker (full), run every (inputs, Paddle's outputs) set in ONNX Runtime and compare;
     then run the conversion at ``openvino_opset`` (optimized where it is converted optimized:
     what a default ``pd2onnx convert`` writes) in OpenVINO and compare the same way, unless
     ``runtime_notes.OPENVINO_LIMITS`` lists the case (``check_openvino``).
-    ``scaled_atol`` multiplies atol by max(1, max|Paddle's output|). Returns the opsets run."""
+    ``scaled_atol`` multiplies atol by max(1, max|Paddle's output|). ``compare_outputs(tag,
+    outputs, Paddle's)`` replaces the output-by-output comparison (e.g. detections compared as
+    sets, ``harness.detection``). Returns the opsets run."""
     run_at, _ = opsets_for(model_file, opsets, params_file)
     ov_opset, ov_model, ov_proto = openvino_opset(run_at), None, None
     for opset in run_at:
@@ -194,14 +198,17 @@ def check_model_file(
                 gots = run_onnx(model, inputs)
                 shape = f", input {list(inputs[0].shape)}" if len(io_sets) > 1 else ""
                 tag = f"{name}[opset {opset}{', optimized' if optimized else ''}{shape}]"
-                compare_all(tag, gots, wants, rtol, atol, scaled_atol)
-    check_openvino(name, ov_model, ov_proto, io_sets, rtol, atol, scaled_atol)
+                compare_all(tag, gots, wants, rtol, atol, scaled_atol, compare_outputs)
+    check_openvino(name, ov_model, ov_proto, io_sets, rtol, atol, scaled_atol, compare_outputs)
     return run_at
 
 
 def compare_all(tag: str, gots: list, wants: list[np.ndarray], rtol: float, atol: float,
-                scaled_atol: bool) -> None:
+                scaled_atol: bool, compare_outputs: Callable | None = None) -> None:
     assert len(gots) == len(wants), f"{tag}: {len(gots)} outputs, Paddle has {len(wants)}"
+    if compare_outputs is not None:
+        compare_outputs(tag, gots, wants)
+        return
     for k, (got, want) in enumerate(zip(gots, wants)):
         tol = atol
         if scaled_atol and want.size and want.dtype.kind == "f":
@@ -210,7 +217,7 @@ def compare_all(tag: str, gots: list, wants: list[np.ndarray], rtol: float, atol
 
 
 def _openvino_outcome(name: str, model: ir.Model | onnx.ModelProto, io_sets, rtol, atol,
-                      scaled_atol) -> str | None:
+                      scaled_atol, compare_outputs: Callable | None = None) -> str | None:
     """None when OpenVINO runs the model and equals Paddle on every input set, else why not
     (the first line of OpenVINO's error, or the comparison's)."""
     try:
@@ -224,7 +231,7 @@ def _openvino_outcome(name: str, model: ir.Model | onnx.ModelProto, io_sets, rto
         except Exception as e:  # noqa: BLE001
             return f"OpenVINO fails running it{shape}: {_ov_message(e)}"
         try:
-            compare_all(f"{name}[OpenVINO{shape}]", gots, wants, rtol, atol, scaled_atol)
+            compare_all(f"{name}[OpenVINO{shape}]", gots, wants, rtol, atol, scaled_atol, compare_outputs)
         except AssertionError as e:
             return f"OpenVINO differs from Paddle: {e}"
     return None
@@ -237,7 +244,8 @@ def _ov_message(e: Exception) -> str:
 
 
 def check_openvino(name: str, model: ir.Model | None, proto: onnx.ModelProto | None, io_sets,
-                   rtol: float, atol: float, scaled_atol: bool = False) -> None:
+                   rtol: float, atol: float, scaled_atol: bool = False,
+                   compare_outputs: Callable | None = None) -> None:
     """Run the model (``proto`` is its serialized form) in OpenVINO and compare with Paddle,
     or check that the failure is the one ``runtime_notes.OPENVINO_LIMITS`` lists for
     ``name``. Fails on an unlisted failure and on a listing that is stale (OpenVINO now
@@ -248,7 +256,7 @@ def check_openvino(name: str, model: ir.Model | None, proto: onnx.ModelProto | N
     if limit is not None and limit.kind == "crashes":
         outcome = _openvino_outcome_in_child(name, proto, io_sets, rtol, atol, scaled_atol)
     else:
-        outcome = _openvino_outcome(name, model, io_sets, rtol, atol, scaled_atol)
+        outcome = _openvino_outcome(name, model, io_sets, rtol, atol, scaled_atol, compare_outputs)
     if os.environ.get("PD2ONNX_RUNTIME_RECORD"):
         record_constructs(os.environ["PD2ONNX_RUNTIME_RECORD"], name, proto, outcome)
     where = "pd2onnx/convert/runtime_notes.py OPENVINO_LIMITS"

@@ -7,6 +7,8 @@ applied to two inputs, one for each branch), so a converter that always takes on
 fails.
 """
 
+import numpy as np
+
 from harness.cases import case
 
 
@@ -113,6 +115,24 @@ def while_runtime_trip(paddle, rng):
 
     x = rng.standard_normal((2, 3)).astype("float32")
     return _static(paddle, Net()), [x, paddle_int(3)], [(None, 3), (1,)]
+
+
+@case("while", "unique", name="cf_while_carries_corrected_type")
+def while_carries_corrected_type(paddle, rng):
+    """A value first assigned in the loop body by an op whose declared dtype Paddle gets wrong
+    (3.3 declares unique's result with an axis float32 for int64 x) is carried out of the loop:
+    the Loop must carry the corrected type (Faster R-CNN's rois_num from generate_proposals)."""
+
+    class Net(paddle.nn.Layer):
+        def forward(self, x):
+            i = paddle.zeros([1], "int64")
+            while i < 2:
+                y = paddle.unique(x, axis=0)
+                i = i + 1
+            return y
+
+    x = np.array([[1, 2, 3], [1, 2, 3], [0, 1, 2], [5, 5, 5]], dtype="int64")
+    return _static(paddle, Net()), [x], [(4, 3)]
 
 
 def paddle_int(v):
@@ -313,8 +333,9 @@ def array_index_in_if(paddle, rng):
 
 @case("slice_array_dense", "slice", "array_write", "while", name="cf_array_read_back_in_while")
 def array_read_back_in_while(paddle, rng):
-    """A loop that reads earlier elements of the array it appends to (a decoder feeding back
-    its previous step), then the whole array stacked."""
+    """A loop that reads earlier elements of the arrays it appends to (a decoder feeding back
+    its previous step): one array starts with an element, the other empty (its first append
+    in the loop gives it the element's dims); then both stacked."""
 
     class Net(paddle.nn.Layer):
         def forward(self, x, n):
@@ -323,11 +344,14 @@ def array_read_back_in_while(paddle, rng):
             nocheck = getattr(paddle.base.framework, "_stride_in_no_check_dy2st_diff", None)
             with nocheck():
                 outs = [x * 1.0]
+                seen = []
                 i = paddle.ones([], "int64")
                 while i < n:
                     outs.append(outs[i - 1] * 0.5 + outs[0])
+                    seen.append(paddle.tanh(outs[-1]))
+                    outs[0] = seen[-1] + 1.0
                     i = i + 1
-            return paddle.stack(outs), outs[-1]
+            return paddle.stack(outs), outs[-1], paddle.stack(seen)
 
     x = rng.standard_normal((2, 3)).astype("float32")
     return Net(), [x, np_arr(5, "int64")], [(None, 3), ()]
@@ -508,6 +532,81 @@ def opset_rule_in_while_in_if(paddle, rng):
     b = -(rng.random((2, 3)) + 0.5).astype("float32")
     cols = rng.standard_normal((1, 4, 4)).astype("float32")
     return Net(), [a, b, paddle_int(3), cols], [(None, 3), (None, 3), (1,), (1, 4, 4)]
+
+
+def table_decoder(paddle, feat=16, hidden=16, vocab=10, loc=4):
+    """A table-recognizer-style decoder (PaddleOCR's SLANet heads): attention over a feature
+    sequence and a GRU cell; each step appends its structure probabilities and box to two
+    lists and reads the previous step's structure back (the next input token). Inputs: the
+    features ``[batch, length, feat]`` and the number of steps (0-D int64). Also the model of
+    ``bench/array_loop.py``."""
+    nn = paddle.nn
+
+    class TableDecoder(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(vocab, hidden)
+            self.att_h = nn.Linear(hidden, hidden)
+            self.att_f = nn.Linear(feat, hidden)
+            self.att_v = nn.Linear(hidden, 1)
+            self.cell = nn.GRUCell(feat + hidden, hidden)
+            self.structure = nn.Linear(hidden, vocab)
+            self.loc = nn.Linear(hidden, loc)
+
+        def forward(self, fea, steps):
+            # Paddle 2.6 dy2static refuses a write into an array it has sliced ("a viewed
+            # Tensor"); the slice is only read here
+            nocheck = getattr(paddle.base.framework, "_stride_in_no_check_dy2st_diff", None)
+            with nocheck():
+                proj = self.att_f(fea)
+                h = paddle.zeros_like(paddle.sum(proj, axis=1))
+                structure = [paddle.nn.functional.softmax(paddle.zeros_like(self.structure(h)), axis=1)]
+                locs = []
+                i = paddle.ones([], "int64")
+                while i <= steps:
+                    pre = paddle.argmax(structure[i - 1], axis=1)
+                    att = paddle.nn.functional.softmax(
+                        self.att_v(paddle.tanh(proj + self.att_h(h).unsqueeze(1))), axis=1)
+                    context = paddle.sum(att * fea, axis=1)
+                    h, _ = self.cell(paddle.concat([context, self.emb(pre)], axis=1), h)
+                    structure.append(paddle.nn.functional.softmax(self.structure(h), axis=1))
+                    locs.append(paddle.nn.functional.sigmoid(self.loc(h)))
+                    i = i + 1
+            return paddle.stack(structure[1:], axis=1), paddle.stack(locs, axis=1)
+
+    return TableDecoder()
+
+
+@case("while", "slice_array_dense", "slice", "array_write", "array_to_tensor", name="cf_table_decoder")
+def table_decoder_case(paddle, rng):
+    """A decoding loop writing per-step outputs into arrays and reading earlier ones back:
+    the arrays are tensors (no ONNX sequence; runs in OpenVINO, test_control_flow.py)."""
+    paddle.seed(3)
+    fea = rng.standard_normal((2, 12, 16)).astype("float32")
+    return table_decoder(paddle), [fea, np_arr(6, "int64")], [(None, None, 16), ()]
+
+
+@case("while", "array_write", "array_to_tensor", "array_pop", "conditional_block", "if", name="cf_array_tensor_ops")
+def array_tensor_ops(paddle, rng):
+    """An array of equal elements after its loop: stacked along axes 1 and 2, concatenated
+    along axis 1, an element overwritten at a run-time index and at a constant one, one
+    popped from the middle, one appended in an if, then stacked and measured."""
+
+    class Net(paddle.nn.Layer):
+        def forward(self, x, n, k):
+            outs = _appended(paddle, x, n)
+            stacked1 = paddle.stack(outs, axis=1)
+            stacked2 = paddle.stack(outs, axis=2)
+            cat = paddle.concat(outs, axis=1)
+            paddle.tensor.array_write(x * 10.0, k, outs)
+            paddle.tensor.array_write(x * 20.0, paddle.full([1], 1, "int64"), outs)
+            second = outs.pop(1)
+            if paddle.sum(x) > -100.0:
+                outs.append(x * 3.0)
+            return stacked1, stacked2, cat, second, paddle.stack(outs), paddle.tensor.array_length(outs)
+
+    x = rng.standard_normal((2, 3)).astype("float32")
+    return Net(), [x, paddle_int(4), paddle_int(2)], [(2, 3), (1,), (1,)]
 
 
 @case("if", "conditional_block", "select_input", name="cf_if_early_return")

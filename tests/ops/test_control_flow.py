@@ -236,3 +236,56 @@ def test_no_mapper_refuses_what_a_newer_opset_converts():
     pattern = re.compile(r"ctx\.fail\([^)]*(needs opset|--opset)", re.S)
     found = [p.name for p in pathlib.Path(ops.__file__).parent.glob("*.py") if pattern.search(p.read_text())]
     assert not found, f"mappers refusing with 'needs opset' instead of ctx.require_opset: {found}"
+
+
+# Cases whose tensor arrays all have equal elements: tensors, no ONNX sequence.
+TENSOR_ARRAY_CASES = ["cf_table_decoder", "cf_array_tensor_ops", "cf_array_read_back_in_while", "cf_array_index",
+                      "cf_array_index_known", "cf_array_index_in_if", "cf_array_concat_or_first", "cf_slice_array",
+                      "cf_array_pop", "cf_while_array_stack", "cf_list_append_stack"]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("name", TENSOR_ARRAY_CASES)
+def test_tensor_arrays_run_in_openvino(fmt, name):
+    """Arrays whose elements share a shape are tensors: the graph holds no ONNX sequence op,
+    and OpenVINO (which converts none) runs the model, optimized or not, equal to Paddle."""
+    import onnx_ir as ir
+    import openvino as ov
+
+    from harness.check import compare, load_io
+
+    built = _built(name, fmt)
+    inputs, wants = load_io(os.path.join(built.dir, "io.npz"))
+    case = REGISTRY[name]
+    for optimize in (False, True):
+        model = convert(built.model_file, optimize=optimize)
+        sequences = sorted(t for t in _op_types(model) if "Sequence" in t)
+        assert not sequences, f"{name}[{fmt}] still uses {sequences}"
+        core = ov.Core()
+        compiled = core.compile_model(core.read_model(ir.serde.serialize_model(model).SerializeToString(), b""),
+                                      "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+        results = compiled.create_infer_request().infer(dict(enumerate(inputs)))
+        gots = [results[out] for out in compiled.outputs]
+        assert len(gots) == len(wants)
+        for k, (got, want) in enumerate(zip(gots, wants)):
+            compare(f"{name}[{fmt}, OpenVINO, optimize={optimize}] output {k}", got, want, case.rtol, case.atol)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_cli_says_which_arrays_stay_sequences(fmt, tmp_path):
+    """An array whose elements' dims are known only at run time and which is never stacked
+    stays a sequence: ``pd2onnx convert`` says which and why; arrays that became tensors
+    are not mentioned."""
+    import subprocess
+    import sys
+
+    def warnings_of(name):
+        proc = subprocess.run([sys.executable, "-m", "pd2onnx", "convert", _built(name, fmt).model_file, "-o",
+                               str(tmp_path / f"{name}.onnx")], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        return [line for line in proc.stderr.splitlines() if "stays an ONNX sequence" in line]
+
+    said = warnings_of("cf_while_array_concat")
+    assert len(said) == 1 and "OpenVINO and TensorRT cannot run" in said[0], said
+    assert "dims known only at run time" in said[0] and "no stack of the array" in said[0]
+    assert warnings_of("cf_table_decoder") == []

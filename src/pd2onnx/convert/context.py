@@ -18,7 +18,7 @@ import onnx_ir as ir
 from pd2onnx.convert.casting import c_cast
 from pd2onnx.convert.legalize import has_kernel
 from pd2onnx.convert.onnx_types import onnx_dtype
-from pd2onnx.errors import ConversionError, OpRefused, OpsetTooLow
+from pd2onnx.errors import ConversionError, DeclarationsCorrected, OpRefused, OpsetTooLow
 from pd2onnx.paddle import dtypes
 
 if TYPE_CHECKING:
@@ -31,6 +31,24 @@ _TYPE_PRESERVING = frozenset({"scale", "assign", "fetch"})
 
 FLOAT_DTYPES = frozenset({"float16", "bfloat16", "float32", "float64"})
 INT_DTYPES = frozenset({"int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"})
+
+
+def _yield_targets(program, yield_op, k: int) -> list:
+    """The values a PIR ``yield``'s operand ``k`` becomes: an ``if``'s result k; a ``while``'s
+    block argument and result k-1 (operand 0 is the new condition)."""
+    owner = next((op for op in program.walk_ops() if any(b.idx == yield_op.block_idx for b in op.blocks)), None)
+    if owner is None:
+        return []
+    results = [n for ns in owner.outputs.values() for n in ns]
+    names = []
+    if owner.type == "if" and k < len(results):
+        names = [results[k]]
+    elif owner.type == "while" and k >= 1:
+        block = next(b for b in owner.blocks if b.idx == yield_op.block_idx)
+        names = [n for n in (block.args[k - 1] if k - 1 < len(block.args) else None,
+                             results[k - 1] if k - 1 < len(results) else None) if n]
+    found = [program.find_value(n, yield_op.block_idx) or program.find_value(n, owner.block_idx) for n in names]
+    return [v for v in found if v is not None]
 
 
 class OpBuilder:
@@ -173,7 +191,7 @@ class OpContext:
         program = self.state.program
         outputs = {out.name: out for out in program.outputs}
 
-        def fix(info: Value) -> bool:
+        def fix(info: Value, dtype: str | None) -> bool:
             changed = False
             if dtype is not None and info.dtype not in (None, dtype):
                 info.dtype, changed = dtype, True
@@ -181,20 +199,35 @@ class OpContext:
                 info.shape, changed = (-1,) * rank, True
             return changed
 
-        pending = [self.output_info(slot)]
+        pending = [(self.output_info(slot), dtype)]
+        carried = []  # values control flow carries whose declaration changed
         while pending:
-            info = pending.pop()
-            if not fix(info):
+            info, kind = pending.pop()
+            if not fix(info, kind):
                 continue
             if info.name in outputs:
-                fix(outputs[info.name])
+                fix(outputs[info.name], kind)
             for op in program.walk_ops():
-                if op.type in _TYPE_PRESERVING and op.input("x") == info.name and op.output("out"):
-                    nxt = program.find_value(op.output("out"), op.block_idx)
-                    if nxt is not None:
-                        pending.append(nxt)
-                    elif op.output("out") in outputs:
-                        fix(outputs[op.output("out")])
+                if op.type == "yield" and info.name in op.inputs.get("x", []):
+                    targets = _yield_targets(program, op, op.inputs["x"].index(info.name))
+                    pending += [(t, kind) for t in targets]
+                    carried += [t.name for t in targets]
+                    continue
+                if op.input("x") != info.name or not op.output("out"):
+                    continue
+                if op.type in _TYPE_PRESERVING:
+                    passed = kind
+                elif op.type == "cast" and rank is not None:
+                    passed = None  # a cast keeps the shape: the rank passes on, not the dtype
+                else:
+                    continue
+                nxt = program.find_value(op.output("out"), op.block_idx)
+                if nxt is not None:
+                    pending.append((nxt, passed))
+                elif op.output("out") in outputs:
+                    fix(outputs[op.output("out")], passed)
+        if carried:
+            raise DeclarationsCorrected(self.pd.site, carried)
 
     def output_count(self, slot: str) -> int:
         return len(self.pd.outputs.get(slot, []))

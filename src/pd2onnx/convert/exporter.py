@@ -14,6 +14,7 @@ from pd2onnx.convert.registry import get_mapper
 from pd2onnx.convert.state import ConvertState, UnsetValue
 from pd2onnx.errors import (
     ConversionError,
+    DeclarationsCorrected,
     OpRefused,
     OpsetTooLow,
     OpSite,
@@ -139,7 +140,7 @@ def convert_block_ops(state: ConvertState, ops: list[Op]) -> None:
 
                 raise OpsetTooLow(exc.opset, _site(op, block_paths(state.program)), exc.why) from None
             raise
-        except Pd2OnnxError:
+        except (Pd2OnnxError, DeclarationsCorrected):
             raise
         except Exception as exc:
             if state.refusals:  # a follow-on of an earlier refusal (values it left unset)
@@ -221,6 +222,10 @@ def choose_opset(program: Program, opset: int | None, auto_opset: bool) -> int:
     return target
 
 
+# Conversions started again because a mapper corrected a type control flow carries.
+_MAX_CORRECTIONS = 32
+
+
 def export_program(program: Program, opset: int | None = None, auto_opset: bool = True) -> ir.Model:
     """Program -> onnx_ir Model. Raises UnsupportedOpError listing every unsupported op.
 
@@ -229,9 +234,19 @@ def export_program(program: Program, opset: int | None = None, auto_opset: bool 
     """
     target = choose_opset(program, opset, auto_opset)
     newest = newest_opset()
+    corrections = 0
     while True:
         try:
-            return _export_at(program, target)
+            model = _export_at(program, target)
+            _report_sequences(program)
+            return model
+        except DeclarationsCorrected as exc:
+            # each attempt corrects at least one declaration for good, so this ends
+            corrections += 1
+            if corrections > _MAX_CORRECTIONS:
+                raise ConversionError(f"types keep changing after {corrections} conversions: {exc}",
+                                      file=program.model_file, hint="this is a pd2onnx bug; please report it") from None
+            log.info("converting again: %s", exc)
         except OpsetTooLow as exc:
             if not auto_opset or exc.opset > newest:
                 raise UsageError(
@@ -242,6 +257,18 @@ def export_program(program: Program, opset: int | None = None, auto_opset: bool 
                 ) from None
             log.warning("raising the opset from %d to %d: %s", target, exc.opset, exc)
             target = exc.opset
+
+
+def _report_sequences(program: Program) -> None:
+    """Say which tensor arrays stay ONNX sequences, and why (``convert/arrays.py``): OpenVINO's
+    ONNX reader and TensorRT run no sequence op."""
+    from pd2onnx.convert.arrays import ArrayPlan
+
+    for group in ArrayPlan(program).sequences():
+        log.warning(
+            "tensor array %r stays an ONNX sequence, which OpenVINO and TensorRT cannot run: %s",
+            group.names[0], group.reason,
+        )
 
 
 def _export_at(program: Program, target: int) -> ir.Model:

@@ -16,10 +16,12 @@ import numpy as np
 import onnx_ir as ir
 
 from pd2onnx import provenance
+from pd2onnx.convert.arrays import ArrayPlan
 from pd2onnx.convert.casting import c_cast
 from pd2onnx.convert.naming import fresh_name
 from pd2onnx.convert.onnx_types import onnx_dtype
 from pd2onnx.errors import ConversionError, OpRefused
+from pd2onnx.paddle import dtypes
 from pd2onnx.paddle.program import Op, Program
 
 
@@ -42,15 +44,15 @@ class ConvertState:
     root: ir.Graph | None = None  # the main graph (``graph`` is the one being filled)
     params_env: dict[str, ir.Value] = field(default_factory=dict)  # parameters, always in the root
     array_lengths: dict[ir.Value, int] = field(default_factory=dict)  # tensor arrays of known length
-    # Arrays a loop body only appends to (Paddle name -> the element written this iteration),
-    # and sequences rebuilt from such a loop's scan output (sequence -> the stacked tensor).
+    filled: set[ir.Value] = field(default_factory=set)  # tensor arrays known to hold an element
+    # Arrays a loop body only appends to (Paddle name -> the element written this iteration)
     scan_arrays: dict[str, ir.Value | None] = field(default_factory=dict)
-    stacked: dict[ir.Value, ir.Value] = field(default_factory=dict)
     # array_write ops known to append (ids), and array lengths -> the array they measured
     append_ops: set[int] = field(default_factory=set)
     measured: dict[ir.Value, ir.Value] = field(default_factory=dict)
     # Legacy variables holding only Paddle 2.x dy2static's "no value" marker (found once)
     no_value: frozenset[str] | None = None
+    arrays: ArrayPlan | None = None  # the form of each tensor array (``array_plan()``)
     # Ops a mapper refused (all reported at the end) and the Paddle values they left unset
     refusals: list[OpRefused] = field(default_factory=list)
     unset: set[str] = field(default_factory=set)
@@ -113,22 +115,59 @@ class ConvertState:
             return value
         info = self.program.find_value(name, block_idx)
         if info is not None and info.kind == "tensor_array" and info.dtype:
-            # A legacy tensor array is a variable no op creates: it starts empty (elements in
-            # the type arrays of its dtype are stored in: seq_dtype).
-            element = onnx_dtype(seq_dtype(info.dtype))
-            node = ir.Node("", "SequenceEmpty", [], ir.convenience.convert_attributes(
-                {"dtype": element}), num_outputs=1, name=self.unique_name(f"{name}/empty"))
-            node.outputs[0].name = self.unique_name(name)
-            node.outputs[0].type = ir.SequenceType(ir.TensorType(element))
-            self.append_node(node)
-            self.env[name] = node.outputs[0]
-            self.array_lengths[node.outputs[0]] = 0
-            return node.outputs[0]
+            # A legacy tensor array is a variable no op creates: it starts empty.
+            value = self.empty_array(name, info.dtype)
+            self.env[name] = value
+            return value
         raise ConversionError(
             f"value {name!r} is used before any op defines it",
             file=self.program.model_file,
             hint="the program is malformed, or an earlier op was not converted",
         )
+
+    def array_plan(self) -> ArrayPlan:
+        """Which tensor arrays are tensors and which sequences (``convert/arrays.py``)."""
+        if self.arrays is None:
+            self.arrays = ArrayPlan(self.program)
+        return self.arrays
+
+    def empty_array(self, name: str, dtype: str) -> ir.Value:
+        """A new empty tensor array (Paddle name ``name``, elements of ``dtype`` stored in
+        ``seq_dtype``): a tensor ``[0, 1, 1, ...]`` of the element rank plus one when the array
+        is a tensor (an append that may meet it empty expands it to ``[0, *element dims]``),
+        else an empty sequence."""
+        element = seq_dtype(dtype)
+        plan = self.array_plan()
+        if plan.as_tensor(name):
+            value = self.empty_tensor(element, [0] + [1] * len(plan.element_shape(name) or ()), name)
+        else:
+            value = self._node("SequenceEmpty", [], {"dtype": onnx_dtype(element)}, name, element)
+            value.type = ir.SequenceType(ir.TensorType(onnx_dtype(element)))
+        self.array_lengths[value] = 0
+        return value
+
+    def empty_tensor(self, dtype: str, dims: list[int], name: str) -> ir.Value:
+        """A tensor of ``dims`` holding no element (a 0 among them), made by a ConstantOfShape
+        node (not a zero-size constant: OpenVINO's ONNX reader takes one for a scalar, and a
+        Loop or If carrying it then fails; the optimizer does not fold it back)."""
+        shape = self.add_const(np.asarray(dims, dtype=np.int64), f"{name}/empty_shape")
+        made = "float32" if dtype == "bfloat16" and self.opset < 20 else dtype  # bfloat16 from ConstantOfShape-20
+        value = self._node("ConstantOfShape", [shape], {"value": ir.tensor(np.zeros((1,), dtypes.to_numpy(made)))},
+                           f"{name}/empty", made)
+        if made != dtype:
+            value = self._node("Cast", [value], {"to": onnx_dtype(dtype)}, f"{name}/empty", dtype)
+        value.shape = ir.Shape(dims)
+        return value
+
+    def _node(self, op_type: str, inputs: list[ir.Value], attrs: dict, name: str, dtype: str) -> ir.Value:
+        """Append a one-output node named after ``name``; its output has ``dtype``."""
+        node = ir.Node("", op_type, inputs, ir.convenience.convert_attributes(attrs), num_outputs=1,
+                       name=self.unique_name(name))
+        value = node.outputs[0]
+        value.name = self.unique_name(name)
+        value.type = ir.TensorType(onnx_dtype(dtype))
+        self.append_node(node)
+        return value
 
     def const_of(self, name: str, block_idx: int = 0) -> np.ndarray | None:
         """The numpy value behind Paddle value ``name`` if it is a constant (initializer)."""

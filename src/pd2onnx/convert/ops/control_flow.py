@@ -102,6 +102,15 @@ def value_type(info: Value) -> ir.TypeProtocol:
     return ir.TensorType(onnx_dtype(info.dtype))
 
 
+def _view(ctx: OpContext, info: Value) -> Value:
+    """How a Paddle value travels in ONNX: a tensor array that is a tensor (``convert/arrays.py``)
+    as a tensor of its storage dtype (``seq_dtype``) and rank one more than its elements."""
+    if info.kind != "tensor_array" or not ctx.state.array_plan().as_tensor(info.name):
+        return info
+    shape = ctx.state.array_plan().element_shape(info.name)
+    return Value(info.name, seq_dtype(info.dtype), None if shape is None else (-1, *shape))
+
+
 def _info(ctx: OpContext, name: str, block_idx: int) -> Value:
     info = ctx.state.program.find_value(name, block_idx)
     if info is None or info.dtype is None:
@@ -126,9 +135,8 @@ def _need_sequence_opset(ctx: OpContext, infos: list[Value], what: str) -> None:
 def placeholder(ctx: OpContext, info: Value) -> ir.Value:
     """A value for a variable that has none yet on this path (never read by Paddle there)."""
     if info.kind == "tensor_array":
-        return ctx.op.SequenceEmpty(dtype=onnx_dtype(seq_dtype(info.dtype)))
-    rank = 1 if info.shape is None else len(info.shape)
-    return ctx.const(np.zeros((0,) * rank, dtype=dtypes.to_numpy(info.dtype)))
+        return ctx.state.empty_array(info.name, info.dtype)
+    return ctx.state.empty_tensor(info.dtype, [0] * (1 if info.shape is None else len(info.shape)), info.name)
 
 
 def _current(ctx: OpContext, name: str, info: Value) -> ir.Value:
@@ -234,7 +242,7 @@ def _finish_graph(ctx: OpContext, graph: ir.Graph, values: list[ir.Value], infos
 
 
 def _bind(ctx: OpContext, name: str, value: ir.Value, info: Value) -> None:
-    value.type = value_type(info)
+    value.type = value_type(_view(ctx, info))
     ctx.state.bind(name, value, fresh=value in ctx.state.fresh)
 
 
@@ -245,11 +253,13 @@ def _subgraph(
     inputs: list[tuple[str | None, ir.TypeProtocol, str]],
     outputs: Callable[[list[ir.Value]], list[ir.Value]],
     out_infos: list[Value],
+    filled: frozenset[str] = frozenset(),
 ) -> ir.Graph:
     """Convert ``block`` (None: no ops) into a subgraph.
 
     ``inputs``: (Paddle name bound to it or None, type, readable name) per graph input;
-    ``outputs(graph_inputs)`` returns the values to output after the ops ran.
+    ``outputs(graph_inputs)`` returns the values to output after the ops ran; ``filled``:
+    the inputs that are arrays holding an element whenever the subgraph runs.
     """
     state = ctx.state
     where = f"{ctx.pd.type}_{ctx.pd.block_idx}_{ctx.pd.index}"
@@ -258,15 +268,27 @@ def _subgraph(
         for pd_name, typ, readable in inputs:
             scalar = pd_name is None and readable in ("iter", "cond")  # Loop's own inputs
             value = ir.Value(name=state.unique_name(f"{where}/{label}/{readable}"), type=typ,
-                             shape=ir.Shape([]) if scalar else None)
+                             shape=ir.Shape([]) if scalar else _array_rank(ctx, pd_name))
             graph.inputs.append(value)
             graph_inputs.append(value)
             if pd_name is not None:
                 state.env[pd_name] = value
+            if pd_name in filled:
+                state.filled.add(value)
         if block is not None:
             state.convert_block(state, block.ops)
         _finish_graph(ctx, graph, outputs(graph_inputs), out_infos)
     return graph
+
+
+def _array_rank(ctx: OpContext, name: str | None) -> ir.Shape | None:
+    """The rank of a tensor array that is a tensor (one more than its elements'), as a shape
+    of unknown dims; None for anything else (runtimes that need ranks, such as OpenVINO,
+    then cannot infer the rank of what is read from a loop-carried array)."""
+    plan = ctx.state.array_plan()
+    if name is None or not plan.as_tensor(name):
+        return None
+    return ir.Shape([None] * (len(plan.element_shape(name) or ()) + 1))
 
 
 def _yield_names(block: Block) -> list[str]:
@@ -306,9 +328,10 @@ def _emit_if(
     """ONNX If: each branch is (block or None, names it yields); ``writes`` are the outer
     variables either branch assigns, output after the yields. Returns the If's outputs."""
     state = ctx.state
-    _need_sequence_opset(ctx, infos, f"{ctx.pd.type} ({ctx.pd.site})")
     for name, info in zip(writes, infos[len(infos) - len(writes):]):
         _current(ctx, name, info)  # so a branch that does not assign it passes the old value on
+    infos = [_view(ctx, i) for i in infos]
+    _need_sequence_opset(ctx, infos, f"{ctx.pd.type} ({ctx.pd.site})")
     graphs = []
     for label, (block, yields) in zip(("then", "else"), branches):
         def outs(_inputs: list[ir.Value], yields: list[str] = yields, block: Block | None = block) -> list[ir.Value]:
@@ -322,6 +345,7 @@ def _emit_if(
 
 def _select(ctx: OpContext, cond: ir.Value, then_v: ir.Value, else_v: ir.Value, info: Value) -> ir.Value:
     """cond ? then_v : else_v for values that may differ in shape (or be sequences)."""
+    info = _view(ctx, info)
     _need_sequence_opset(ctx, [info], f"{ctx.pd.type} ({ctx.pd.site})")
     then_g = _subgraph(ctx, "then", None, [], lambda _: [then_v], [info])
     else_g = _subgraph(ctx, "else", None, [], lambda _: [else_v], [info])
@@ -329,7 +353,7 @@ def _select(ctx: OpContext, cond: ir.Value, then_v: ir.Value, else_v: ir.Value, 
 
 
 def _if_opset(op: Op) -> int:
-    """11 (If); 13 when a tensor array crosses the boundary, 16 when a bfloat16 tensor does (found while converting)"""
+    """11 (If); 13 when a tensor array that is an ONNX sequence crosses the boundary, 16 when a bfloat16 tensor does (found while converting)"""
     return CONTROL_FLOW_OPSET
 
 
@@ -444,6 +468,7 @@ def _emit_loop(
     carried values after the body ran. ``scans``: (array, dtype) appended once per
     iteration, which become scan outputs. Returns (final carried values, scan outputs)."""
     state = ctx.state
+    infos = [_view(ctx, i) for i in infos]
     scan_infos = [Value(name, dtype, None) for name, dtype in scans]
     _need_sequence_opset(ctx, list(infos) + scan_infos, f"{ctx.pd.type} ({ctx.pd.site})")
     inputs: list[tuple[str | None, ir.TypeProtocol, str]] = [
@@ -467,7 +492,9 @@ def _emit_loop(
     saved = dict(state.scan_arrays)
     state.scan_arrays.update({name: None for name, _ in scans})
     try:
-        body = _subgraph(ctx, "body", block, inputs, outs, [bool_info] + infos + scan_infos)
+        filled = frozenset(n for n, v in zip(body_names, inits)
+                           if (state.array_lengths.get(v, 0) > 0 or v in state.filled) and not _shrinks(state.program, block, n))
+        body = _subgraph(ctx, "body", block, inputs, outs, [bool_info] + infos + scan_infos, filled)
     finally:
         state.scan_arrays = saved
     n_out = len(inits) + len(scans)
@@ -477,23 +504,26 @@ def _emit_loop(
     return results[: len(inits)], results[len(inits):]
 
 
+def _shrinks(program: Program, block: Block, name: str) -> bool:
+    """Whether an op in ``block`` (or nested in it) may leave array ``name`` with fewer
+    elements: pops it, or assigns it anything but a written array."""
+    for op in program.walk_ops(block):
+        if op.type == "array_pop" and name in op.inputs.get("array", []):
+            return True
+        if op.type != "array_write" and any(name in ns for ns in op.outputs.values()):
+            return True
+    return False
+
+
 def _bind_scans(ctx: OpContext, block: Block, scans: list[tuple[str, str]], stacked: list[ir.Value]) -> None:
-    """After the loop, each appended array is its stacked scan output: as such when it is
-    only stacked along axis 0 afterwards, else split into a sequence again."""
-    program = ctx.state.program
-    inside = {id(op) for op in program.walk_ops(block)}
+    """After the loop, each appended array is its stacked scan output: as such when the array
+    is a tensor, else split into a sequence again."""
     for (name, dtype), value in zip(scans, stacked):
         value.type = ir.TensorType(onnx_dtype(dtype))
-        later = [op for op in program.walk_ops() if id(op) not in inside and op is not ctx.pd
-                 and any(name in ns for ns in op.inputs.values()) | any(name in ns for ns in op.outputs.values())]
-        if all(op.type == "array_to_tensor" and op.attrs.get("use_stack") and int(op.attrs.get("axis", 0)) == 0
-               for op in later if op.type != "create_array"):
-            ctx.state.bind(name, value, fresh=value in ctx.state.fresh)
-            ctx.state.stacked[value] = value
-            continue
-        seq = ctx.op.SplitToSequence(ctx.cast(value, seq_dtype(dtype), dtype), axis=0, keepdims=0)
-        _set_array(ctx, [name], seq, dtype, None)
-        ctx.state.stacked[seq] = value
+        value = ctx.cast(value, seq_dtype(dtype), dtype)
+        if not _as_tensor(ctx, name):
+            value = ctx.op.SplitToSequence(value, axis=0, keepdims=0)
+        _set_array(ctx, [name], value, dtype, None)
 
 
 def _readers(program: Program, name: str) -> list[Op]:
@@ -578,9 +608,9 @@ def _appended_arrays(ctx: OpContext, block: Block, candidates: list[str],
         appends = any(index in op.outputs["out"] for op in lengths)
         if not appends and not is_counter(index, pos):
             continue
-        state.append_ops.add(id(write))  # a plain SequenceInsert if it stays a sequence
+        state.append_ops.add(id(write))  # a plain append if it stays in the loop
         ok = True
-        for op in program.walk_ops():
+        for op in [] if _as_tensor(ctx, name) else program.walk_ops():  # a tensor: anything may follow
             if id(op) in inside or op is ctx.pd or op.blocks or not _touches(op, name):
                 continue
             stack = op.type == "array_to_tensor" and op.attrs.get("use_stack")
@@ -675,7 +705,7 @@ def _pir_while(ctx: OpContext) -> None:
 
 
 def _while_opset(op: Op) -> int:
-    """11 (Loop); 13 when a tensor array is carried, 16 when a bfloat16 tensor is (found while converting)"""
+    """11 (Loop); 13 when a tensor array that is an ONNX sequence is carried, 16 when a bfloat16 tensor is (found while converting)"""
     return CONTROL_FLOW_OPSET
 
 
@@ -712,8 +742,7 @@ def _array_name(ctx: OpContext, slot: str) -> str:
 
 
 def _set_array(ctx: OpContext, names: list[str], value: ir.Value, dtype: str, length: int | None) -> None:
-    info = Value(names[0], dtype, None, kind="tensor_array")
-    value.type = value_type(info)
+    value.type = value_type(_view(ctx, Value(names[0], dtype, None, kind="tensor_array")))
     for k, name in enumerate(dict.fromkeys(names)):
         if k == 0:
             ctx.state.bind(name, value, fresh=value in ctx.state.fresh)
@@ -723,107 +752,178 @@ def _set_array(ctx: OpContext, names: list[str], value: ir.Value, dtype: str, le
         ctx.state.array_lengths[value] = length
 
 
+def _as_tensor(ctx: OpContext, name: str) -> bool:
+    """Whether array ``name`` is a tensor ``[length, *element]`` (else an ONNX sequence)."""
+    return ctx.state.array_plan().as_tensor(name)
+
+
+def _length_of(ctx: OpContext, arr: ir.Value, tensor: bool) -> ir.Value:
+    """The length of an array as an int64 scalar (its known length as a constant)."""
+    known = ctx.state.array_lengths.get(arr)
+    if known is not None:
+        return ctx.const_i64(known)
+    if tensor:
+        return ctx.reshape(ctx.shape_of(arr, 0, 1), [])
+    return ctx.op.SequenceLength(arr)
+
+
+def _append(ctx: OpContext, arr: ir.Value, x: ir.Value) -> ir.Value:
+    """A tensor array with ``x`` appended: Concat. An array that may be empty is first
+    expanded to ``[length, *x.shape]``: an empty one is ``[0, 1, 1, ...]``
+    (``ConvertState.empty_array``), a filled one has those dims already. (A Reshape of the
+    empty array would do in ONNX Runtime, but OpenVINO's CPU plugin reshapes a zero-size
+    tensor in a Loop wrongly; Expand it computes right.)"""
+    element = ctx.unsqueeze(x, [0])
+    known = ctx.state.array_lengths.get(arr)
+    if known == 0:
+        return element
+    if known is None and arr not in ctx.state.filled:
+        arr = ctx.op.Expand(arr, ctx.op.Concat(ctx.shape_of(arr, 0, 1), ctx.op.Shape(x), axis=0))
+    return ctx.op.Concat(arr, element, axis=0)
+
+
+def _put(ctx: OpContext, arr: ir.Value, i: ir.Value, x: ir.Value) -> ir.Value:
+    """A tensor array with element ``i`` (< length) replaced by ``x``: ScatterND."""
+    return ctx.op.ScatterND(arr, ctx.reshape(i, [1, 1]), ctx.unsqueeze(x, [0]))
+
+
 @mapper("create_array", min_opset=11)
 def create_array(ctx: OpContext) -> None:
     declared = ctx.output_info("out").dtype  # the array type; the attribute may be "undefined"
     dtype = declared or ctx.attr("dtype") or "float32"
-    _set_array(ctx, ctx.pd.outputs["out"], ctx.op.SequenceEmpty(dtype=onnx_dtype(seq_dtype(dtype))), dtype, 0)
+    names = ctx.pd.outputs["out"]
+    _set_array(ctx, names, ctx.state.empty_array(names[0], dtype), dtype, 0)
 
 
 @mapper("array_write", min_opset=11)
 def array_write(ctx: OpContext) -> None:
     """array[i] = x: overwrites element i, or appends when i is the length.
 
-    A plain append (``SequenceInsert``) when i is the array's length: ``arr[len(arr)] = x``,
-    or a loop counter proved to equal it; one or two sequence ops when the length and i are
-    known here (straight-line code); otherwise a runtime If (append or replace), whose
-    sequence outputs need opset 13."""
+    A plain append when i is the array's length: ``arr[len(arr)] = x``, or a loop counter
+    proved to equal it; one or two ops when the length and i are known here (straight-line
+    code); otherwise, for a tensor array, the append and the overwrite in one (Concat,
+    ScatterND at i, Slice to max(length, i + 1)), for a sequence a run-time If (append or
+    replace), whose sequence outputs need opset 13."""
     name = _array_name(ctx, "array")
     x = ctx.input("x")
     if name in ctx.state.scan_arrays:  # appended once per loop iteration: a scan output
         ctx.state.scan_arrays[name] = x
         return
-    seq = ctx.state.lookup(name, ctx.pd.block_idx)
-    known = ctx.state.array_lengths.get(seq)
+    arr = ctx.state.lookup(name, ctx.pd.block_idx)
+    tensor = _as_tensor(ctx, name)
+    known = ctx.state.array_lengths.get(arr)
     dtype = ctx.input_dtype("x")
     x = ctx.cast(x, seq_dtype(dtype), dtype)
     length = None
-    appending = id(ctx.pd) in ctx.state.append_ops or ctx.state.measured.get(ctx.input("i")) is seq
+    appending = id(ctx.pd) in ctx.state.append_ops or ctx.state.measured.get(ctx.input("i")) is arr
     i, k = (None, None) if appending else _index(ctx, "i")
-    if appending:  # the index is the array's length (proved by the loop, or arr[len(arr)] = x)
-        out, length = ctx.op.SequenceInsert(seq, x), None if known is None else known + 1
-    elif known is not None and k is not None:
+    if known is not None and k is not None:
         if k > known or k < 0:
             raise ctx.fail(f"writes element {k} of array {name!r}, which has {known} element(s) here",
-                           hint="Paddle fills the gap with empty tensors; ONNX sequences cannot")
-        if k == known:
-            out, length = ctx.op.SequenceInsert(seq, x), known + 1
-        else:
-            out, length = ctx.op.SequenceInsert(ctx.op.SequenceErase(seq, i), x, i), known
+                           hint="Paddle fills the gap with empty tensors; pd2onnx cannot")
+        appending = k == known
+    if appending:  # the index is the array's length (proved by the loop, or arr[len(arr)] = x)
+        out = _append(ctx, arr, x) if tensor else ctx.op.SequenceInsert(arr, x)
+        length = None if known is None else known + 1
+    elif known is not None and k is not None:
+        out = _put(ctx, arr, i, x) if tensor else ctx.op.SequenceInsert(ctx.op.SequenceErase(arr, i), x, i)
+        length = known
+    elif tensor:
+        size = _length_of(ctx, arr, True)
+        grown = _put(ctx, _append(ctx, arr, x), i, x)
+        after = ctx.op.Add(i, ctx.const_i64(1))
+        end = ctx.op.Where(ctx.op.Less(size, after), after, size)
+        out = ctx.slice(grown, ctx.const_i64([0]), ctx.reshape(end, [1]), [0])
     else:
         info = Value(name, dtype, None, kind="tensor_array")
         ctx.require_opset(SEQUENCE_THROUGH_CF_OPSET,
                           "array_write at an index known only at run time (a sequence-valued If)")
         replace = _subgraph(ctx, "replace", None, [],
-                            lambda _: [ctx.op.SequenceInsert(ctx.op.SequenceErase(seq, i), x, i)], [info])
-        append = _subgraph(ctx, "append", None, [], lambda _: [ctx.op.SequenceInsert(seq, x)], [info])
-        out = ctx.op.If(ctx.op.Less(i, ctx.op.SequenceLength(seq)), then_branch=replace, else_branch=append)
+                            lambda _: [ctx.op.SequenceInsert(ctx.op.SequenceErase(arr, i), x, i)], [info])
+        append = _subgraph(ctx, "append", None, [], lambda _: [ctx.op.SequenceInsert(arr, x)], [info])
+        out = ctx.op.If(ctx.op.Less(i, ctx.op.SequenceLength(arr)), then_branch=replace, else_branch=append)
+    ctx.state.filled.add(out)
     _set_array(ctx, [name] + ctx.pd.outputs.get("out", []), out, dtype, length)
+
+
+def _take(ctx: OpContext, arr: ir.Value, i: ir.Value, tensor: bool) -> ir.Value:
+    """Element ``i`` (an int64 scalar) of an array."""
+    return ctx.op.Gather(arr, i, axis=0) if tensor else ctx.op.SequenceAt(arr, i)
 
 
 @mapper("array_read", min_opset=11)
 def array_read(ctx: OpContext) -> None:
     name = _array_name(ctx, "array")
-    seq = ctx.state.lookup(name, ctx.pd.block_idx)
+    arr = ctx.state.lookup(name, ctx.pd.block_idx)
     i, k = _index(ctx, "i")
-    known = ctx.state.array_lengths.get(seq)
+    known = ctx.state.array_lengths.get(arr)
     if known is not None and k is not None and not -known <= k < known:
         raise ctx.fail(f"reads element {k} of array {name!r}, which has {known} element(s) here",
                        hint="the program reads past the end of the array")
-    ctx.set_output("out", _element_out(ctx, ctx.op.SequenceAt(seq, i)))
+    ctx.set_output("out", _element_out(ctx, _take(ctx, arr, i, _as_tensor(ctx, name)), name))
 
 
-def _element_out(ctx: OpContext, value: ir.Value, slot: str = "out") -> ir.Value:
-    """An element (or elements) taken out of an array, in the output's dtype (bfloat16
-    arrays store float32: ``seq_dtype``)."""
+def _element_out(ctx: OpContext, value: ir.Value, name: str | None = None, extra: int = 0) -> ir.Value:
+    """An element (or elements) taken out of array ``name``, in the output's dtype (bfloat16
+    arrays store float32: ``seq_dtype``). For a tensor array the output's rank is the
+    elements' (plus ``extra``): Paddle 3 declares some of these outputs 0-D."""
+    slot = "out"
+    plan = ctx.state.array_plan()
+    if name is not None and plan.as_tensor(name) and plan.element_shape(name) is not None:
+        ctx.correct_declared(slot, rank=len(plan.element_shape(name)) + extra)
     dtype = ctx.output_dtype(slot)
     return ctx.cast(value, dtype, seq_dtype(dtype))
 
 
 @mapper("array_length", min_opset=11)
 def array_length(ctx: OpContext) -> None:
-    seq = ctx.input("x")
-    known = ctx.state.array_lengths.get(seq)
+    name = ctx.input_names("x")[0]
+    arr = ctx.input("x")
     shape = ctx.output_shape("out") or (1,)
-    if known is not None:
-        out = ctx.const(np.full(shape, known, dtype=np.int64))
-    else:
-        out = ctx.reshape(ctx.op.SequenceLength(seq), list(shape))
+    out = ctx.reshape(_length_of(ctx, arr, _as_tensor(ctx, name)), list(shape))
     out = ctx.cast(out, ctx.output_dtype("out"), "int64")
     ctx.set_output("out", out)
-    ctx.state.measured[out] = seq
+    ctx.state.measured[out] = arr
 
 
 @mapper("array_to_tensor", min_opset=11)
 def array_to_tensor(ctx: OpContext) -> None:
     """Stack (``use_stack``) or concatenate the elements along ``axis``; ``out_index`` holds
-    each element's size along ``axis`` (as Paddle computes it, also when stacking)."""
-    seq = ctx.input("x")
+    each element's size along ``axis`` (as Paddle computes it, also when stacking). A tensor
+    array is its own stack along axis 0: other axes are a Transpose (and, concatenating, a
+    Reshape merging the array axis into ``axis``)."""
+    name = ctx.input_names("x")[0]
+    arr = ctx.input("x")
     axis = int(ctx.attr("axis", 0))
     stack = bool(ctx.attr("use_stack", False))
-    if stack and axis == 0 and seq in ctx.state.stacked:  # a loop's scan output already
-        ctx.set_output("out", ctx.state.stacked[seq])
+    tensor = _as_tensor(ctx, name)
+    if not tensor:
+        out = ctx.op.ConcatFromSequence(arr, axis=axis, new_axis=1 if stack else 0)
     else:
-        ctx.set_output("out", _element_out(ctx, ctx.op.ConcatFromSequence(seq, axis=axis, new_axis=1 if stack else 0)))
+        rank = len(ctx.state.array_plan().element_shape(name) or ())  # the elements' rank
+        ax = axis + rank + (1 if stack else 0) if axis < 0 else axis  # Paddle's axis, made positive
+        perm = list(range(1, ax + 1)) + [0] + list(range(ax + 1, rank + 1))
+        out = arr if ax == 0 else ctx.op.Transpose(arr, perm=perm)
+        if not stack:  # [.., n, d_ax, ..] -> [.., n * d_ax, ..]
+            head = ctx.shape_of(out, 0, ax) if ax else None
+            tail = ctx.shape_of(out, ax + 2, rank + 1) if ax + 2 <= rank else None
+            dims = [d for d in (head, ctx.const_i64([-1]), tail) if d is not None]
+            out = ctx.reshape(out, dims[0] if len(dims) == 1 else ctx.op.Concat(*dims, axis=0))
+    ctx.set_output("out", _element_out(ctx, out, name, 1 if stack else 0))
     names = ctx.pd.outputs.get("out_index", [])
     if not names or not _reads(ctx.state.program, names[0]):
         return
-    length = ctx.op.SequenceLength(seq)
+    if tensor:  # equal elements: each one's size along the axis, n times
+        element_axis = axis if axis >= 0 else axis + rank
+        size = ctx.shape_of(arr, element_axis + 1, element_axis + 2)
+        sizes = ctx.op.Expand(size, ctx.shape_of(arr, 0, 1))
+        ctx.set_output("out_index", ctx.op.Cast(sizes, to=ir.DataType.INT32))
+        return
     # each element's size along axis, one Loop step per element (a scan output)
     info = Value("size", "int32", (1,))
 
     def outs(inputs: list[ir.Value]) -> list[ir.Value]:
-        element = ctx.op.SequenceAt(seq, inputs[0])
+        element = ctx.op.SequenceAt(arr, inputs[0])
         shape = ctx.op.Shape(element)
         rank = ctx.op.Size(shape)
         ax = ctx.const_i64(axis) if axis >= 0 else ctx.op.Add(ctx.const_i64(axis), rank)
@@ -833,7 +933,7 @@ def array_to_tensor(ctx: OpContext) -> None:
     body = _subgraph(ctx, "sizes", None, [(None, ir.TensorType(ir.DataType.INT64), "iter"),
                                             (None, ir.TensorType(ir.DataType.BOOL), "cond")],
                      outs, [Value("cond", "bool", ()), info])
-    sizes = ctx.op.Loop(length, ctx.const(np.asarray(True)), body=body)
+    sizes = ctx.op.Loop(ctx.op.SequenceLength(arr), ctx.const(np.asarray(True)), body=body)
     ctx.set_output("out_index", sizes)
 
 
@@ -841,19 +941,28 @@ def array_to_tensor(ctx: OpContext) -> None:
 def array_pop(ctx: OpContext) -> None:
     """out = array[index]; the element is removed from the array."""
     name = _array_name(ctx, "array")
-    seq = ctx.state.lookup(name, ctx.pd.block_idx)
+    arr = ctx.state.lookup(name, ctx.pd.block_idx)
+    tensor = _as_tensor(ctx, name)
     index = int(ctx.attr("index", -1))
     pos = ctx.const(np.asarray(index, dtype=np.int64))
-    known = ctx.state.array_lengths.get(seq)
+    known = ctx.state.array_lengths.get(arr)
     if known is not None and not -known <= index < known:
         raise ctx.fail(f"pops element {index} of array {name!r}, which has {known} element(s) here")
-    ctx.set_output("out", _element_out(ctx, ctx.op.SequenceAt(seq, pos)))
+    ctx.set_output("out", _element_out(ctx, _take(ctx, arr, pos, tensor), name))
     dtype = _info(ctx, name, ctx.pd.block_idx).dtype
-    _set_array(ctx, [name] + ctx.pd.outputs.get("array_out", []), ctx.op.SequenceErase(seq, pos), dtype,
-               None if known is None else known - 1)
+    if not tensor:
+        rest = ctx.op.SequenceErase(arr, pos)
+    elif index == -1:
+        rest = ctx.slice(arr, [0], [-1], [0])
+    else:
+        at = pos if index >= 0 else ctx.op.Add(pos, _length_of(ctx, arr, True))
+        at = ctx.reshape(at, [1])
+        rest = ctx.op.Concat(ctx.slice(arr, ctx.const_i64([0]), at, [0]),
+                             ctx.slice(arr, ctx.op.Add(at, ctx.const_i64([1])), [2**62], [0]), axis=0)
+    _set_array(ctx, [name] + ctx.pd.outputs.get("array_out", []), rest, dtype, None if known is None else known - 1)
 
 
-@mapper("slice_array", min_opset=SEQUENCE_THROUGH_CF_OPSET)
+@mapper("slice_array", min_opset=11)
 def slice_array(ctx: OpContext) -> None:
     """array[start:end] (PIR): a new array of the elements in between."""
     slice_tensor_array(ctx)
@@ -872,29 +981,39 @@ def slice_tensor_array(ctx: OpContext) -> None:
     ``decrease_axis``, PIR ``slice_array_dense``) is the element at ``start``; an array output
     holds the elements from ``start`` to ``end``. Bounds follow Paddle: a negative one counts
     from the end, then ``start`` is clamped at 0 and ``end`` into ``[0, length]``, and
-    ``[-1:0]`` means the last element."""
+    ``[-1:0]`` means the last element. A tensor array is sliced with Slice; a sequence with a
+    small Loop over the elements (a Loop carrying a sequence: opset 13)."""
     if list(ctx.attr("axes", [0]) or [0]) != [0]:
         raise ctx.fail(f"a tensor array can only be sliced along axis 0, not {ctx.attr('axes')}")
-    ctx.require_opset(11, "slicing a tensor array (ONNX sequences)")
-    seq = ctx.input("input")
+    ctx.require_opset(11, "slicing a tensor array")
+    arr = ctx.input("input")
     name = ctx.input_names("input")[0]
+    tensor = _as_tensor(ctx, name)
     dtype = _info(ctx, name, ctx.pd.block_idx).dtype
-    known = ctx.state.array_lengths.get(seq)
+    known = ctx.state.array_lengths.get(arr)
     raw_start = _bound(ctx, "starts")
-    start = _array_start(ctx, raw_start, seq, known)
+    start = _array_start(ctx, raw_start, arr, known, tensor)
     if ctx.output_info("out").kind != "tensor_array":
-        _element_at(ctx, seq, start, known, name)
+        if isinstance(start, int) and known is not None and start >= known:
+            raise ctx.fail(f"reads element {start} of array {name!r}, which has {known} element(s) here",
+                           hint="the program reads past the end of the array")
+        index = ctx.const(np.asarray(start, dtype=np.int64)) if isinstance(start, int) else start
+        ctx.set_output("out", _element_out(ctx, _take(ctx, arr, index, tensor), name))
         return
-    ctx.require_opset(SEQUENCE_THROUGH_CF_OPSET, "slicing a tensor array (a Loop carrying a sequence)")
-    length = ctx.const_i64(known) if known is not None else ctx.op.SequenceLength(seq)
+    length = _length_of(ctx, arr, tensor)
     start = start if isinstance(start, ir.Value) else ctx.const_i64(start)
     end = _array_end(ctx, raw_start, _bound(ctx, "ends"), start, length)
+    if tensor:
+        part = ctx.slice(arr, ctx.reshape(start, [1]), ctx.reshape(end, [1]), [0])
+        _set_array(ctx, ctx.pd.outputs["out"], part, dtype, None)
+        return
+    ctx.require_opset(SEQUENCE_THROUGH_CF_OPSET, "slicing a tensor array that is a sequence (a Loop carrying it)")
     count = _at_least(ctx, ctx.op.Sub(end, start), 0)
     info = Value(name, dtype, None, kind="tensor_array")
     empty = ctx.op.SequenceEmpty(dtype=onnx_dtype(seq_dtype(dtype)))
 
     def outs(inputs: list[ir.Value]) -> list[ir.Value]:
-        element = ctx.op.SequenceAt(seq, ctx.op.Add(start, inputs[0]))
+        element = ctx.op.SequenceAt(arr, ctx.op.Add(start, inputs[0]))
         return [ctx.op.Identity(inputs[1]), ctx.op.SequenceInsert(inputs[2], element)]
 
     body = _subgraph(ctx, "slice", None, [(None, ir.TensorType(ir.DataType.INT64), "iter"),
@@ -925,13 +1044,13 @@ def _from_end(ctx: OpContext, v: ir.Value, length: ir.Value) -> ir.Value:
     return ctx.op.Where(ctx.op.Less(v, ctx.const_i64(0)), ctx.op.Add(v, length), v)
 
 
-def _array_start(ctx: OpContext, raw: int | ir.Value, seq: ir.Value, known: int | None) -> int | ir.Value:
+def _array_start(ctx: OpContext, raw: int | ir.Value, arr: ir.Value, known: int | None,
+                 tensor: bool) -> int | ir.Value:
     """Paddle's start: counted from the end when negative, then at least 0 (an int when known)."""
     if isinstance(raw, int) and (raw >= 0 or known is not None):
         return max(raw + known if raw < 0 else raw, 0)
-    length = ctx.const_i64(known) if known is not None else ctx.op.SequenceLength(seq)
     raw = raw if isinstance(raw, ir.Value) else ctx.const_i64(raw)
-    return _at_least(ctx, _from_end(ctx, raw, length), 0)
+    return _at_least(ctx, _from_end(ctx, raw, _length_of(ctx, arr, tensor)), 0)
 
 
 def _array_end(ctx: OpContext, raw_start: int | ir.Value, raw: int | ir.Value, start: ir.Value,
@@ -947,15 +1066,6 @@ def _array_end(ctx: OpContext, raw_start: int | ir.Value, raw: int | ir.Value, s
     if isinstance(raw_start, ir.Value):
         last = ctx.op.And(last, ctx.op.Equal(raw_start, ctx.const_i64(-1)))
     return ctx.op.Where(last, ctx.op.Add(start, ctx.const_i64(1)), end)
-
-
-def _element_at(ctx: OpContext, seq: ir.Value, start: int | ir.Value, known: int | None, name: str) -> None:
-    """out = array[start] (start already Paddle's: non-negative)."""
-    if isinstance(start, int) and known is not None and start >= known:
-        raise ctx.fail(f"reads element {start} of array {name!r}, which has {known} element(s) here",
-                       hint="the program reads past the end of the array")
-    index = ctx.const(np.asarray(start, dtype=np.int64)) if isinstance(start, int) else start
-    ctx.set_output("out", _element_out(ctx, ctx.op.SequenceAt(seq, index)))
 
 
 @mapper("increment")

@@ -124,11 +124,24 @@ class FoldConstants(NodePass):
             return False
         if sum(a.size for a in outputs) > max(limit, largest_input):
             return False
+        if any(a.size == 0 and _carried(v) for v, a in zip(node.outputs, outputs)):
+            return False
         for value, array in zip(node.outputs, outputs):
             if value.uses() or value.is_graph_output():
                 self.constant_for(graph, value, array)
         remove_if_dead(node)
         return True
+
+
+def _carried(value: ir.Value) -> bool:
+    """Whether ``value`` enters a Loop/If/Scan (as an input or from an enclosing scope) or is
+    a graph's output: OpenVINO's ONNX reader takes a zero-size constant there for a scalar
+    and fails, so the node making such a value (e.g. an empty tensor array's ConstantOfShape,
+    the placeholder of a branch that does not assign a variable) stays."""
+    producer = value.producer()
+    home = producer.graph if producer is not None else None
+    return value.is_graph_output() or any(
+        use.node.op_type in ("Loop", "If", "Scan") or use.node.graph is not home for use in value.uses())
 
 
 class FoldShapes(NodePass):
