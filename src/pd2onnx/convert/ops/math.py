@@ -318,11 +318,50 @@ def diag(ctx: OpContext) -> None:
 
 
 # ---------------------------------------------------------------------- inverse
+# The largest matrices whose cofactors are spelled out as sums of products (each minor's
+# determinant by Leibniz's formula: (n-1)! products of n-1 entries), in float64: faster than
+# ONNX Det in ONNX Runtime up to 4x4 (64 4x4 matrices: 0.50 -> 0.22 ms) and closer to the exact
+# inverse (Det works in float32); larger ones use Det, which neither OpenVINO's ONNX reader
+# nor TensorRT's parser has (5x5 spelled out would take 0.23 ms where Det takes 0.09).
+_SPELLED_OUT_MAX = 4
+
+
+def _permutation_sign(p: tuple[int, ...]) -> int:
+    inversions = sum(1 for a in range(len(p)) for b in range(a + 1, len(p)) if p[a] > p[b])
+    return -1 if inversions % 2 else 1
+
+
+def _cofactors_spelled_out(ctx: OpContext, x: ir.Value, n: int, rank: int, dtype: str) -> ir.Value:
+    """[..., n, n]: the cofactors of x, each minor's determinant as the signed sum of products
+    of its entries, all gathered at once from x flattened to [..., n*n]."""
+    import itertools
+
+    perms = list(itertools.permutations(range(n - 1)))
+    index = np.empty((n, n, len(perms), n - 1), np.int64)
+    sign = np.empty((n, n, len(perms)))
+    for i in range(n):
+        rows = [r for r in range(n) if r != i]
+        for j in range(n):
+            cols = [c for c in range(n) if c != j]
+            for q, p in enumerate(perms):
+                index[i, j, q] = [rows[k] * n + cols[p[k]] for k in range(n - 1)]
+                sign[i, j, q] = _permutation_sign(p) * (-1) ** (i + j)
+    lead = [0] * (rank - 2)
+    flat = ctx.reshape(x, lead + [n * n])
+    terms = ctx.reshape(ctx.op.Gather(flat, ctx.const(index.reshape(-1)), axis=rank - 2),
+                        lead + [n * n, len(perms), n - 1])
+    products = ctx.reduce("ReduceProd", terms, [rank], keepdims=False)  # [..., n*n, (n-1)!]
+    signed = ctx.op.Mul(products, ctx.const(sign.reshape(n * n, len(perms)).astype(dtypes.to_numpy(dtype))))
+    return ctx.reshape(ctx.reduce("ReduceSum", signed, [rank - 1], keepdims=False), lead + [n, n])
+
+
 @mapper("inverse", min_opset=11)
 def inverse(ctx: OpContext) -> None:
-    """Matrix inverse of the last two (static, square) dims as adjugate / determinant: the
-    n*n cofactor minors are gathered at once and go through ONNX Det (batched). Float16
-    and float64 are computed in float32 (ONNX Runtime's Det has float32 only)."""
+    """Matrix inverse of the last two (static, square) dims as adjugate / determinant. Up to
+    4x4 the cofactors are sums of products of the entries (no ONNX Det, which OpenVINO and
+    TensorRT lack), computed in float64, and the determinant is the first row's expansion;
+    larger matrices gather their n*n minors at once for ONNX Det (batched), in float32 (ONNX
+    Runtime's Det has float32 only)."""
     dims = [int(d) for d in ctx.input_shape("x")]
     dtype = ctx.input_dtype("x")
     if len(dims) < 2 or dims[-1] != dims[-2] or dims[-1] < 0:
@@ -332,26 +371,27 @@ def inverse(ctx: OpContext) -> None:
         )
     if dtype not in FLOAT_DTYPES:
         raise ctx.fail(f"inverse of {dtype} has no ONNX form")
-    wide = "float32"
+    n, rank = dims[-1], len(dims)
+    b = rank - 2
+    wide = "float64" if n <= _SPELLED_OUT_MAX else "float32"
     x = ctx.cast(ctx.input("x"), wide, dtype)
-    n = dims[-1]
     if n == 1:
         out = ctx.op.Reciprocal(x)
+    elif n <= _SPELLED_OUT_MAX:
+        cof = _cofactors_spelled_out(ctx, x, n, rank, wide)
+        first = ctx.const_i64([0])
+        det = ctx.reduce("ReduceSum", ctx.op.Mul(ctx.op.Gather(x, first, axis=b), ctx.op.Gather(cof, first, axis=b)),
+                         [b + 1], keepdims=True)  # [..., 1, 1]
+        out = ctx.op.Div(ctx.op.Transpose(cof, perm=list(range(b)) + [b + 1, b]), det)
     else:
         keep = np.array([[k for k in range(n) if k != i] for i in range(n)], dtype=np.int64)  # [n, n-1]
-        rank = len(dims)
         rows = ctx.op.Gather(x, ctx.const(keep), axis=rank - 2)  # [..., i, r, n]
         minors = ctx.op.Gather(rows, ctx.const(keep), axis=rank)  # [..., i, r, j, c]
-        b = rank - 2
-        perm = list(range(b)) + [b, b + 2, b + 1, b + 3]  # [..., i, j, r, c]
-        minors = ctx.op.Transpose(minors, perm=perm)
-        # 1x1 minors are their own determinants
-        dets = ctx.op.Det(minors) if n > 2 else ctx.squeeze(minors, [b + 2, b + 3])
+        minors = ctx.op.Transpose(minors, perm=list(range(b)) + [b, b + 2, b + 1, b + 3])  # [..., i, j, r, c]
         signs = np.array([[(-1.0) ** (i + j) for j in range(n)] for i in range(n)])
-        cof = ctx.op.Mul(dets, ctx.const(signs.astype(dtypes.to_numpy(wide))))
+        cof = ctx.op.Mul(ctx.op.Det(minors), ctx.const(signs.astype(dtypes.to_numpy(wide))))
         adj = ctx.op.Transpose(cof, perm=list(range(b)) + [b + 1, b])
-        det = ctx.unsqueeze(ctx.op.Det(x), [b, b + 1])
-        out = ctx.op.Div(adj, det)
+        out = ctx.op.Div(adj, ctx.unsqueeze(ctx.op.Det(x), [b, b + 1]))
     ctx.set_output("out", ctx.cast(out, dtype, wide))
 
 
