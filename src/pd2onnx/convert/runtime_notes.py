@@ -57,7 +57,7 @@ OPENVINO_LIMITS: tuple[Limit, ...] = (
               "indexing_where_int64", "lg_bitwise_int", "lg_bitwise_not_int", "masked_select_int",
               "setvalue_dtypes", "cf_opset_in_while", "nonfinite_cast_constant", "nonfinite_full_int64_text",
               "nonfinite_full_to_ints")
-        + ("setvalue_legacy_typed_values[legacy]", "cf_opset_in_if[pir]", "cf_opset_in_while_in_if[pir]"),
+        + _both("cf_opset_in_if", "cf_opset_in_while_in_if") + ("setvalue_legacy_typed_values[legacy]",),
     ),
     Limit(
         "float64-as-float32", "differs", _DIFFERS,
@@ -156,38 +156,23 @@ OPENVINO_LIMITS: tuple[Limit, ...] = (
         "dynamic dims removes whichever dims are 1 at run time, so its rank is only known then.",
         _both("tensor_squeeze_all_dynamic"),
     ),
-    # not OpenVINO's: removed by changes of ours in progress (issue 19)
     Limit(
-        "untyped-if-loop", "refuses", r"operation with dynamic rank|Accessing out-of-range dimension",
-        "If/Loop outputs and Loop body values without a rank (legacy conditional_block / while): "
-        "'CPU plug-in doesn't support If operation with dynamic rank'; a greedy-decode Loop body "
-        "fails the reader's shape check.",
-        ("cf_if_both_branches[legacy]", "cf_if_early_return[legacy]", "cf_if_in_if[legacy]",
-         "cf_if_in_while[legacy]", "cf_if_on_shape[legacy]", "cf_if_tuple_shapes[legacy]",
-         "cf_select_output[legacy]", "cf_static_case[legacy]", "cf_static_cond[legacy]",
-         "cf_static_switch_case[legacy]", "cf_while_return[legacy]", "cf_opset_in_if[legacy]",
-         "cf_opset_in_while_in_if[legacy]", "cf_opset_rule_in_while_in_if[legacy]", "cf_while_branch_types[legacy]",
-         "cf_while_one_branch_values[legacy]", "tensor_broadcast_tensors_in_if[legacy]")
-        + _both("cf_greedy_decode", "cf_greedy_decode_limit"),
+        "sequences", "refuses", r"Sequence|sequence",
+        "ONNX sequences: the ONNX reader converts Sequence* ops only in certain patterns (here: "
+        "'While validating node util::SequenceInsert'). pd2onnx writes a tensor array as a tensor "
+        "wherever its elements share a shape; this array's elements have dims known only at run "
+        "time and nothing in the program makes them equal, so it stays a sequence (and `pd2onnx "
+        "convert` says so).",
+        _both("cf_while_array_concat"),
+    ),
+    # not OpenVINO's: removed by a change of ours in progress (issue 19)
+    Limit(
+        "untyped-loop", "refuses", r"operation with dynamic rank|Accessing out-of-range dimension",
+        "Loop-carried values and Loop body values without a rank (a legacy while with an early "
+        "return; greedy decoding): 'CPU plug-in doesn't support Loop operation with dynamic rank', "
+        "or the reader's shape check of the Loop body fails.",
+        ("cf_while_return[legacy]",) + _both("cf_greedy_decode", "cf_greedy_decode_limit"),
         pending="the typing pass (branch types): every value typed with its rank",
-    ),
-    Limit(
-        "sequences", "refuses", r"Sequence|sequence|element type|framework_node",
-        "Tensor arrays carried as ONNX sequences: the ONNX reader converts Sequence* ops only in "
-        "certain patterns ('No conversion rule found for operations: util::SequenceInsert ...', "
-        "'SequenceArrayLowering: could not reconcile the loop-carried sequence', a lowering that "
-        "mixes element types, or sequence ops left as framework nodes that fail validation).",
-        _both("cf_slice_array", "cf_while_array_concat", "cf_while_array_stack", "cf_array_concat_or_first",
-              "cf_array_index", "cf_array_index_in_if", "cf_array_index_known", "cf_array_read_back_in_while")
-        + ("cf_array_pop[pir]", "rnn_lstm_proj_loop[pir]"),
-        pending="tensor arrays as tensors (branch flow)",
-    ),
-    Limit(
-        "sequences-crash", "crashes", r"crashes the process",
-        "Reading this model's sequence ops (an array popped inside a while) kills the process "
-        "(segmentation fault in read_model).",
-        ("cf_array_pop[legacy]",),
-        pending="tensor arrays as tensors (branch flow)",
     ),
 )
 
