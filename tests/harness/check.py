@@ -1,9 +1,14 @@
-"""Convert a built case with pd2onnx, run ONNX Runtime, compare with Paddle's outputs."""
+"""Convert a built case with pd2onnx, run ONNX Runtime (and OpenVINO at the default opset),
+compare with Paddle's outputs."""
 
 from __future__ import annotations
 
 import functools
 import os
+import re
+import subprocess
+import sys
+import tempfile
 import warnings
 from collections.abc import Callable
 
@@ -13,6 +18,7 @@ import onnx_ir as ir
 
 from pd2onnx.api import convert as _convert
 from pd2onnx.convert import newest_opset
+from pd2onnx.convert.runtime_notes import OPENVINO_OPSET, openvino_limit
 
 
 def convert(*args, **kwargs) -> ir.Model:
@@ -63,6 +69,49 @@ def run_onnx(model: ir.Model, inputs: list[np.ndarray]) -> list[np.ndarray]:
     return sess.run(None, feeds)
 
 
+# OpenVINO's CPU plugin, as a user deploys it: f32 precision hint (else it may compute in bf16 or
+# f16 where the CPU has them), one thread (the tests share the machine's cores)
+OPENVINO_CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": 1}
+
+
+@functools.lru_cache(maxsize=1)
+def _openvino_core():
+    import openvino
+
+    return openvino.Core()
+
+
+def compile_openvino(model: ir.Model | onnx.ModelProto):
+    """The model compiled by OpenVINO's CPU plugin, as a function of the inputs (in the ONNX
+    graph's input order) returning the outputs in graph order. OpenVINO drops inputs the
+    graph does not read; those are not fed. An ``ir.Model`` is read from a file with its
+    weights beside it (OpenVINO maps them: a 490 MB model reads in 0.05 s, not the 13 s its
+    ONNX reader takes on the same model as one protobuf in memory)."""
+    core = _openvino_core()
+    if isinstance(model, ir.Model):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "model.onnx")
+            ir.save(model, path, external_data="model.data")
+            compiled = core.compile_model(core.read_model(path), "CPU", OPENVINO_CONFIG)
+        names = [v.name for v in model.graph.inputs]
+    else:
+        compiled = core.compile_model(core.read_model(model.SerializeToString(), b""), "CPU", OPENVINO_CONFIG)
+        names = [i.name for i in model.graph.input if i.name not in {t.name for t in model.graph.initializer}]
+    kept = {name for port in compiled.inputs for name in port.get_names()}
+    request = compiled.create_infer_request()
+
+    def run(inputs: list[np.ndarray]) -> list[np.ndarray]:
+        feeds = {n: a for n, a in zip(names, inputs) if n in kept}
+        results = request.infer(feeds)
+        return [np.array(results[port]) for port in compiled.outputs]  # copies: the request reuses its buffers
+
+    return run
+
+
+def run_openvino(model: ir.Model, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    return compile_openvino(model)(inputs)
+
+
 def compare(name: str, got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> None:
     got, want = np.asarray(got), np.asarray(want)
     assert got.dtype == want.dtype, f"{name}: dtype {got.dtype} != Paddle's {want.dtype}"
@@ -79,7 +128,8 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, rtol: float, atol: flo
     nan_g, nan_w = np.isnan(g), np.isnan(w)
     assert np.array_equal(nan_g, nan_w), f"{name}: NaN positions differ"
     g, w = np.where(nan_g, 0, g), np.where(nan_w, 0, w)
-    err = np.abs(g - w)
+    with np.errstate(invalid="ignore"):  # inf - inf: equal infinities are no error
+        err = np.where(g == w, 0, np.abs(g - w))
     bad = err > atol + rtol * np.abs(w)
     if bad.any():
         i = int(np.flatnonzero(bad.reshape(-1))[0])
@@ -107,6 +157,13 @@ def load_io(path: str) -> tuple[list[np.ndarray], list[np.ndarray]]:
     return inputs, wants
 
 
+def openvino_opset(run_at: list[int]) -> int:
+    """The opset OpenVINO runs: the default one (17), or, for a case that needs more (or is
+    run at other opsets only), the nearest one run above it, else the highest run."""
+    above = [o for o in run_at if o >= OPENVINO_OPSET]
+    return min(above) if above else max(run_at)
+
+
 def check_model_file(
     name: str,
     model_file: str,
@@ -121,29 +178,168 @@ def check_model_file(
     compare_outputs: Callable[[str, list[np.ndarray], list[np.ndarray]], None] | None = None,
 ) -> list[int]:
     """Convert at each opset (``opsets_for``; also optimized at ``optimize_at``), check with
-    onnx.checker (full), run every (inputs, Paddle's outputs) set in ONNX Runtime and compare.
+    onnx.checker (full), run every (inputs, Paddle's outputs) set in ONNX Runtime and compare;
+    then run the conversion at ``openvino_opset`` (optimized where it is converted optimized:
+    what a default ``pd2onnx convert`` writes) in OpenVINO and compare the same way, unless
+    ``runtime_notes.OPENVINO_LIMITS`` lists the case (``check_openvino``).
     ``scaled_atol`` multiplies atol by max(1, max|Paddle's output|). ``compare_outputs(tag,
     outputs, Paddle's)`` replaces the output-by-output comparison (e.g. detections compared as
     sets, ``harness.detection``). Returns the opsets run."""
     run_at, _ = opsets_for(model_file, opsets, params_file)
+    ov_opset, ov_model, ov_proto = openvino_opset(run_at), None, None
     for opset in run_at:
         for optimized in (False, True) if opset == optimize_at else (False,):
             model = convert(model_file, params_file, opset=opset, auto_opset=False, optimize=optimized)
-            onnx.checker.check_model(ir.serde.serialize_model(model), full_check=True)
+            proto = ir.serde.serialize_model(model)
+            onnx.checker.check_model(proto, full_check=True)
+            if opset == ov_opset:
+                ov_model, ov_proto = model, proto
             for inputs, wants in io_sets:
                 gots = run_onnx(model, inputs)
                 shape = f", input {list(inputs[0].shape)}" if len(io_sets) > 1 else ""
                 tag = f"{name}[opset {opset}{', optimized' if optimized else ''}{shape}]"
-                assert len(gots) == len(wants), f"{tag}: {len(gots)} outputs, Paddle has {len(wants)}"
-                if compare_outputs is not None:
-                    compare_outputs(tag, gots, wants)
-                    continue
-                for k, (got, want) in enumerate(zip(gots, wants)):
-                    tol = atol
-                    if scaled_atol and want.size and want.dtype.kind == "f":
-                        tol *= max(1.0, float(np.nanmax(np.abs(want))))
-                    compare(f"{tag} output {k}", got, want, rtol, tol)
+                compare_all(tag, gots, wants, rtol, atol, scaled_atol, compare_outputs)
+    check_openvino(name, ov_model, ov_proto, io_sets, rtol, atol, scaled_atol, compare_outputs)
     return run_at
+
+
+def compare_all(tag: str, gots: list, wants: list[np.ndarray], rtol: float, atol: float,
+                scaled_atol: bool, compare_outputs: Callable | None = None) -> None:
+    assert len(gots) == len(wants), f"{tag}: {len(gots)} outputs, Paddle has {len(wants)}"
+    if compare_outputs is not None:
+        compare_outputs(tag, gots, wants)
+        return
+    for k, (got, want) in enumerate(zip(gots, wants)):
+        tol = atol
+        if scaled_atol and want.size and want.dtype.kind == "f":
+            tol *= max(1.0, float(np.nanmax(np.abs(want))))
+        compare(f"{tag} output {k}", got, want, rtol, tol)
+
+
+def _openvino_outcome(name: str, model: ir.Model | onnx.ModelProto, io_sets, rtol, atol,
+                      scaled_atol, compare_outputs: Callable | None = None) -> str | None:
+    """None when OpenVINO runs the model and equals Paddle on every input set, else why not
+    (the first line of OpenVINO's error, or the comparison's)."""
+    try:
+        run = compile_openvino(model)
+    except Exception as e:  # noqa: BLE001 - OpenVINO reports refusals as RuntimeError
+        return f"OpenVINO refuses the model: {_ov_message(e)}"
+    for inputs, wants in io_sets:
+        shape = f", input {list(inputs[0].shape)}" if len(io_sets) > 1 else ""
+        try:
+            gots = run(inputs)
+        except Exception as e:  # noqa: BLE001
+            return f"OpenVINO fails running it{shape}: {_ov_message(e)}"
+        try:
+            compare_all(f"{name}[OpenVINO{shape}]", gots, wants, rtol, atol, scaled_atol, compare_outputs)
+        except AssertionError as e:
+            return f"OpenVINO differs from Paddle: {e}"
+    return None
+
+
+def _ov_message(e: Exception) -> str:
+    """OpenVINO's message without its source-location preamble lines."""
+    lines = [ln for ln in str(e).splitlines() if ln.strip() and not ln.startswith("Exception from src/")]
+    return " ".join(lines)[:1500] or type(e).__name__
+
+
+def check_openvino(name: str, model: ir.Model | None, proto: onnx.ModelProto | None, io_sets,
+                   rtol: float, atol: float, scaled_atol: bool = False,
+                   compare_outputs: Callable | None = None) -> None:
+    """Run the model (``proto`` is its serialized form) in OpenVINO and compare with Paddle,
+    or check that the failure is the one ``runtime_notes.OPENVINO_LIMITS`` lists for
+    ``name``. Fails on an unlisted failure and on a listing that is stale (OpenVINO now
+    passes, or fails otherwise)."""
+    if model is None or proto is None:
+        return
+    limit = openvino_limit(name)
+    if limit is not None and limit.kind == "crashes":
+        outcome = _openvino_outcome_in_child(name, proto, io_sets, rtol, atol, scaled_atol)
+    else:
+        outcome = _openvino_outcome(name, model, io_sets, rtol, atol, scaled_atol, compare_outputs)
+    if os.environ.get("PD2ONNX_RUNTIME_RECORD"):
+        record_constructs(os.environ["PD2ONNX_RUNTIME_RECORD"], name, proto, outcome)
+    where = "pd2onnx/convert/runtime_notes.py OPENVINO_LIMITS"
+    if limit is None:
+        assert outcome is None, (
+            f"{name}: {outcome}\n(ONNX Runtime equals Paddle; make the mapper's form one that OpenVINO "
+            f"computes alike, or list the case with the OpenVINO limitation that stops it in {where})"
+        )
+        return
+    assert outcome is not None, (
+        f"{name} is listed in {where} ({limit.key}) but OpenVINO now runs it and equals Paddle: "
+        "remove it from the listing"
+    )
+    assert re.search(limit.match, outcome), (
+        f"{name} is listed in {where} ({limit.key}: /{limit.match}/) but fails otherwise: {outcome}"
+    )
+
+
+def record_constructs(path: str, name: str, proto: onnx.ModelProto, outcome: str | None) -> None:
+    """Append to ``path`` (JSON lines) the ONNX constructs the model uses (operators, Resize
+    modes, element types; every subgraph included) and OpenVINO's outcome: what
+    ``tools/gen_runtimes_doc.py`` checks against other runtimes' documented support."""
+    import json
+
+    ops: set[str] = set()
+    types: set[int] = set()
+
+    def walk(graph: onnx.GraphProto) -> None:
+        for v in [*graph.input, *graph.output, *graph.value_info]:
+            types.add(v.type.tensor_type.elem_type or v.type.sequence_type.elem_type.tensor_type.elem_type)
+            if v.type.HasField("sequence_type"):
+                ops.add("(sequence value)")
+        types.update(t.data_type for t in graph.initializer)
+        for node in graph.node:
+            op = node.op_type if node.domain in ("", "ai.onnx") else f"{node.domain}.{node.op_type}"
+            ops.add(op)
+            for a in node.attribute:
+                if op == "Resize" and a.name == "mode":
+                    ops.add(f"Resize:{a.s.decode()}")
+                if a.name == "to":
+                    types.add(a.i)
+                if a.type == onnx.AttributeProto.TENSOR:
+                    types.add(a.t.data_type)
+                for g in [a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs):
+                    walk(g)
+
+    walk(onnx.shape_inference.infer_shapes(proto).graph)
+    renamed = {"FLOAT": "float32", "DOUBLE": "float64"}
+    names = sorted({renamed.get(n, n.lower()) for n in map(onnx.TensorProto.DataType.Name, types - {0})})
+    opset = next(o.version for o in proto.opset_import if o.domain in ("", "ai.onnx"))
+    with open(path, "a") as f:
+        f.write(json.dumps({"case": name, "opset": opset, "ops": sorted(ops), "types": names,
+                            "openvino": outcome or "ok"}) + "\n")
+
+
+_CHILD = """
+import pickle, sys
+sys.path.insert(0, sys.argv[2])
+from harness.check import _openvino_outcome
+import onnx
+args = pickle.load(open(sys.argv[1], "rb"))
+args[1] = onnx.load_from_string(args[1])
+print(repr(_openvino_outcome(*args)))
+"""
+
+
+def _openvino_outcome_in_child(name, proto, io_sets, rtol, atol, scaled_atol) -> str | None:
+    """``_openvino_outcome`` in a child process, for a case listed because OpenVINO crashes
+    the process on it: the crash is the outcome."""
+    import pickle
+
+    tests = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with tempfile.TemporaryDirectory() as tmp:
+        args = os.path.join(tmp, "args.pkl")
+        with open(args, "wb") as f:
+            pickle.dump([name, proto.SerializeToString(), io_sets, rtol, atol, scaled_atol], f)
+        proc = subprocess.run([sys.executable, "-c", _CHILD, args, tests], capture_output=True, text=True,
+                              timeout=600)
+    if proc.returncode != 0:
+        return f"OpenVINO crashes the process (exit code {proc.returncode}): {proc.stderr.strip()[-300:]}"
+    import ast
+
+    return ast.literal_eval(proc.stdout.strip().splitlines()[-1])
 
 
 def check_built(built, optimize_at: int | None = 17) -> list[int]:

@@ -110,6 +110,35 @@ def vision_nearest_dynamic_scale_odd(paddle, rng):
     return _interp(paddle, scale_factor=3, mode="nearest"), [_x(rng, 1, 2, 3, 5)], [(1, 2, None, None)]
 
 
+@case("nearest_interp", name="vision_nearest_size_from_tensor")
+def vision_nearest_size_from_tensor(paddle, rng):
+    """The size of another tensor at run time, ratio 2.5 (OpenVINO was reported to differ by
+    whole pixels here): Paddle's indices computed in the graph, then gathered."""
+
+    def fn(x, y):
+        return paddle.nn.functional.interpolate(x, size=paddle.shape(y)[2:], mode="nearest")
+
+    x = _x(rng, 1, 3, 4, 6) * 3
+    return fn, [x, _x(rng, 1, 1, 10, 15)], [(1, 3, None, None), (1, 1, None, None)]
+
+
+@case("nearest_interp", name="vision_nearest_size_2_5")
+def vision_nearest_size_2_5(paddle, rng):
+    """Static sizes at ratio 2.5 (an exact float32 ratio): Resize picks Paddle's indices."""
+    return _interp(paddle, size=[10, 15], mode="nearest"), [_x(rng, 1, 3, 4, 6)]
+
+
+@case("nearest_interp", name="vision_nearest_dynamic_scale_2_5")
+def vision_nearest_dynamic_scale_2_5(paddle, rng):
+    """Scale 2.5 on a runtime input size whose product is not whole (3 * 2.5 -> 7)."""
+    return _interp(paddle, scale_factor=2.5, mode="nearest"), [_x(rng, 1, 2, 3, 5)], [(1, 2, None, None)]
+
+
+@case("nearest_interp", name="vision_nearest_scale_down_0_75")
+def vision_nearest_scale_down_0_75(paddle, rng):
+    return _interp(paddle, scale_factor=0.75, mode="nearest"), [_x(rng, 1, 2, 8, 7)]
+
+
 @case("nearest_interp", name="vision_nearest_3d")
 def vision_nearest_3d(paddle, rng):
     return _interp(paddle, size=[3, 5, 2], mode="nearest", data_format="NCDHW"), [_x(rng, 1, 1, 2, 3, 4)]

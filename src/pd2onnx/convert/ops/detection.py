@@ -11,6 +11,7 @@ import numpy as np
 import onnx_ir as ir
 
 from pd2onnx.convert.context import OpContext
+from pd2onnx.convert.ops._sort_util import stable_order, top_k_mask
 from pd2onnx.convert.registry import mapper
 from pd2onnx.paddle import dtypes
 from pd2onnx.paddle.program import Op
@@ -44,12 +45,9 @@ def _max_i64(ctx: OpContext, a: ir.Value, b: ir.Value) -> ir.Value:
 
 
 def _stable_sort(ctx: OpContext, perm: ir.Value, key: ir.Value, descending: bool, n: ir.Value) -> ir.Value:
-    """Reorder ``perm`` (positions) by ``key[perm]``, keeping the current order among equal keys.
-
-    ONNX TopK breaks ties by the lower index (TopK-11 spec), which makes it a stable sort.
-    """
-    values = ctx.op.Gather(key, perm, axis=0)
-    _, order = ctx.op.TopK(values, n, axis=0, largest=1 if descending else 0, sorted=1, _outputs=2)
+    """Reorder ``perm`` (positions) by ``key[perm]``, keeping the current order among equal keys
+    (``stable_order``: OpenVINO's TopK does not keep the ONNX tie rule)."""
+    order = stable_order(ctx, ctx.op.Gather(key, perm, axis=0), n, descending)
     return ctx.op.Gather(perm, order, axis=0)
 
 
@@ -175,23 +173,16 @@ def multiclass_nms3(ctx: OpContext) -> None:
         masked = ctx.op.Where(is_bg, neg_inf, masked)
     if nms_top_k > -1:
         k = _min_i64(ctx, ctx.const_i64([nms_top_k]), n_box)
-        _, top = ctx.op.TopK(masked, k, axis=2, largest=1, sorted=1, _outputs=2)
-        keep = ctx.op.ScatterElements(
-            ctx.op.ConstantOfShape(ctx.op.Shape(masked), value=ir.tensor(np.zeros(1, F32))),
-            top,
-            ctx.op.Expand(ctx.const(np.ones(1, F32)), ctx.op.Shape(top)),
-            axis=2,
-        )
-        masked = ctx.op.Where(ctx.op.Greater(keep, ctx.const(np.array(0.5, F32))), masked, neg_inf)
+        masked = ctx.op.Where(top_k_mask(ctx, masked, k, 2), masked, neg_inf)
 
     if score_rank == 3:
         onnx_boxes = nms_boxes
         onnx_scores = masked
     else:
-        onnx_boxes = ctx.op.Reshape(
-            nms_boxes, ctx.op.Concat(ctx.const_i64([-1]), n_box, ctx.const_i64([4]), axis=0)
-        )
-        onnx_scores = ctx.op.Reshape(masked, ctx.op.Concat(ctx.const_i64([-1, 1]), n_box, axis=0))
+        # [N*C, Mmax, 4] / [N*C, 1, Mmax] without a -1 beside a runtime size that may be 0 (an
+        # image without boxes): OpenVINO cannot infer -1 there
+        onnx_boxes = ctx.reshape(ctx.op.Flatten(nms_boxes, axis=2), [0, -1, 4])
+        onnx_scores = ctx.unsqueeze(ctx.op.Flatten(masked, axis=2), [1])
     if not normalized:
         onnx_boxes = ctx.op.Add(onnx_boxes, ctx.const(np.array([0, 0, 1, 1], F32)))
     max_out = ctx.const_i64([nms_top_k if nms_top_k > -1 else _INT64_BIG])
@@ -217,34 +208,25 @@ def multiclass_nms3(ctx: OpContext) -> None:
     ibl = ctx.op.Concat(*(ctx.unsqueeze(v, [1]) for v in (img, label, box)), axis=1)  # [K, 3]
     score = ctx.op.GatherND(src_per_class, ibl)  # [K]
 
-    # Paddle's order: image, label, then score (ties: box) or box.
+    # Paddle's order: image, label, then score (ties: box) or box. keep_top_k first keeps each
+    # image's best scores (ties: that order), so the score sort runs on the kept ones only:
+    # the sorts' keys stay small (OpenVINO computes int64 in int32).
     perm = _arange(ctx, n_sel)
     group = ctx.op.Add(ctx.op.Mul(img, ctx.reshape(n_cls, [])), label)
     perm = _stable_sort(ctx, perm, box, False, n_sel)
-    if score_rank == 3:
-        perm = _stable_sort(ctx, perm, score, True, n_sel)
-    perm = _stable_sort(ctx, perm, group, False, n_sel)
+    perm = _stable_sort(ctx, perm, group, False, n_sel)  # image, label, box
 
     if keep_top_k > -1:
-        # Rank within the image by score (ties: the order above), keep the first keep_top_k.
-        pos = _arange(ctx, n_sel)
-        score_in_order = ctx.op.Gather(score, perm, axis=0)
         img_in_order = ctx.op.Gather(img, perm, axis=0)
-        by_score = _stable_sort(ctx, pos, score_in_order, True, n_sel)
-        by_score = _stable_sort(ctx, by_score, img_in_order, False, n_sel)
-        img_sorted = ctx.op.Gather(img_in_order, by_score, axis=0)
-        first = ctx.op.CumSum(
-            _counts_per_image(ctx, img_in_order, n_img), ctx.const(np.int64(0)), exclusive=1
-        )
-        rank = ctx.op.Sub(pos, ctx.op.Gather(first, img_sorted, axis=0))
-        keep_sorted = ctx.op.Less(rank, ctx.const(np.int64(keep_top_k)))
-        keep_in_order = ctx.op.ScatterElements(
-            ctx.op.ConstantOfShape(n_sel, value=ir.tensor(np.zeros(1, np.int64))),
-            by_score,
-            ctx.cast(keep_sorted, "int64"),
-            axis=0,
-        )
-        perm = ctx.op.Compress(perm, ctx.cast(keep_in_order, "bool"), axis=0)
+        mine = ctx.op.Equal(ctx.unsqueeze(_arange(ctx, n_img), [1]), ctx.unsqueeze(img_in_order, [0]))  # [N, K]
+        scores = ctx.op.Where(mine, ctx.unsqueeze(ctx.op.Gather(score, perm, axis=0), [0]), ctx.const(-np.inf, dtype))
+        best = top_k_mask(ctx, scores, _min_i64(ctx, ctx.const_i64([keep_top_k]), n_sel), 1)
+        keep = ctx.reduce("ReduceMax", ctx.cast(ctx.op.And(best, mine), "int32", "bool"), [0], keepdims=False)
+        perm = ctx.op.Compress(perm, ctx.cast(keep, "bool", "int32"), axis=0)
+    if score_rank == 3:
+        n_kept = _dim(ctx, perm, 0)
+        perm = _stable_sort(ctx, perm, score, True, n_kept)
+        perm = _stable_sort(ctx, perm, group, False, n_kept)
 
     ibl = ctx.op.Gather(ibl, perm, axis=0)
     img, label, box = (ctx.reshape(v, [-1]) for v in ctx.split(ibl, [1, 1, 1], axis=1))

@@ -114,9 +114,17 @@ def index_sample(ctx: OpContext) -> None:
 
 @mapper("take_along_axis", min_opset=11)
 def take_along_axis(ctx: OpContext) -> None:
-    """Paddle's Python API broadcasts ``arr``/``indices`` first; the op is GatherElements."""
+    """Paddle's Python API broadcasts ``arr``/``indices`` first; the op is GatherElements.
+    Without that broadcast (Paddle 3's ``broadcast=False``) the index may be smaller than
+    ``arr`` off the axis: ``arr`` is cut to the index's size there first (ONNX allows the
+    difference, OpenVINO's GatherElements does not). The cut is a Gather of the leading
+    positions: OpenVINO's CPU plugin drops a Slice there and then refuses the model."""
     axis = ctx.normalize_axis(int(ctx.attr("axis", 0)), ctx.input_rank("arr"))
-    ctx.set_output("out", ctx.op.GatherElements(ctx.input("arr"), ctx.input("indices"), axis=axis))
+    arr = ctx.input("arr")
+    for a, (d, i) in enumerate(zip(ctx.input_shape("arr"), ctx.input_shape("indices"))):
+        if a != axis and 0 < i < d:
+            arr = ctx.op.Gather(arr, ctx.const_i64(list(range(i))), axis=a)
+    ctx.set_output("out", ctx.op.GatherElements(arr, ctx.input("indices"), axis=axis))
 
 
 # ---------------------------------------------------------------------- scatters

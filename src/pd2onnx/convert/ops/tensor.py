@@ -15,6 +15,7 @@ import onnx_ir as ir
 
 from pd2onnx.convert.context import OpContext
 from pd2onnx.convert.registry import mapper
+from pd2onnx.errors import ConversionError
 
 INT64_MAX = 2**63 - 1
 INT64_MIN = -(2**63)
@@ -174,12 +175,38 @@ def unsqueeze(ctx: OpContext) -> None:
     # ascending non-negative axes (what Paddle code produces); other orders cannot be checked.
     if _is_value(axes):
         ctx.require_opset(13, "unsqueeze with runtime axes")
-        ctx.set_output("out", ctx.op.Unsqueeze(x, axes))
+        ctx.set_output("out", _unsqueeze_runtime(ctx, x, axes))
         return
     if not axes:
         ctx.set_output("out", ctx.op.Identity(x))
         return
     ctx.set_output("out", ctx.unsqueeze(x, _unsqueeze_positions(axes, ctx.input_rank("x"))))
+
+
+def _unsqueeze_runtime(ctx: OpContext, x: ir.Value, axes: ir.Value) -> ir.Value:
+    """Unsqueeze at runtime axes as a Reshape to a shape of known length (ONNX Unsqueeze with
+    runtime axes has an output of unknown rank, which OpenVINO's CPU plugin cannot run):
+    the output has 1 at each axis (counted in the output, negatives from its end) and the
+    input's dims, in order, elsewhere."""
+    try:
+        count = _int_array_len(ctx, "axis")
+    except ConversionError:
+        return ctx.op.Unsqueeze(x, axes)  # how many axes is only known at run time
+    rank = ctx.input_rank("x")
+    out_rank = rank + count
+    if rank == 0:
+        return ctx.reshape(x, [1] * count)
+    axes = ctx.reshape(axes, [-1])
+    axes = ctx.op.Where(ctx.op.Less(axes, ctx.const_i64(0)), ctx.op.Add(axes, ctx.const_i64(out_rank)), axes)
+    positions = ctx.const_i64(list(range(out_rank)))
+    hits = ctx.cast(ctx.op.Equal(ctx.unsqueeze(positions, [1]), ctx.unsqueeze(axes, [0])), "int64", "bool")
+    inserted = ctx.reduce("ReduceSum", hits, [1], keepdims=False)  # [out_rank]: 1 at the new axes
+    kept = ctx.op.Sub(ctx.const_i64(1), inserted)
+    source = ctx.op.Sub(ctx.op.CumSum(kept, ctx.const(np.int64(0))), ctx.const_i64(1))
+    source = ctx.op.Max(source, ctx.const_i64(0))  # new axes before the first kept one
+    dims = ctx.op.Gather(ctx.op.Shape(x), source, axis=0)
+    shape = ctx.op.Where(ctx.cast(inserted, "bool", "int64"), ctx.const_i64(1), dims)
+    return ctx.op.Reshape(x, shape)
 
 
 @mapper("transpose")
@@ -370,7 +397,7 @@ def _strided_ends(
         clamped = ctx.op.Where(ctx.op.Less(e_v, neg_dim), neg_dim, e_v)
         whole = ctx.op.Equal(e_v, ctx.const_i64([-1]))
         return ctx.op.Where(negative, ctx.op.Where(whole, ctx.const_i64([INT64_MIN]), clamped), e_v)
-    before = ctx.op.Less(ctx.op.Add(b_v, dim_v), ctx.const_i64([0]))
+    before = ctx.op.Less(b_v, ctx.op.Neg(dim_v))  # start < -dim (start + dim overflows int32 in OpenVINO)
     return ctx.op.Where(ctx.op.And(negative, before), ctx.const_i64([0]), e_v)
 
 

@@ -14,8 +14,10 @@ Paddle's interpolation kernels (phi ``interpolate_kernel``), per spatial axis:
 Linear and cubic map to ONNX Resize (continuous in the coordinate, so float rounding of the
 ratio is harmless). Nearest picks an index with floor/round, where ONNX's ``x / (out/in)``
 and Paddle's ``k * (in/out)`` disagree at integer boundaries (e.g. 14 -> 2), so nearest uses
-Resize only when every ratio is a power of two (both exact) and otherwise Gathers the indices
-Paddle computes (constants when the sizes are static).
+Resize only where it picks Paddle's index at every position (``nearest_resize_ok``: ratios
+that are powers of two, and exactly written ones checked at conversion time) and otherwise
+Gathers the indices Paddle computes (constants when the sizes are static). Both forms give
+the same result in ONNX Runtime and OpenVINO (docs/runtimes.md); Resize is the faster one.
 """
 
 from __future__ import annotations
@@ -212,31 +214,77 @@ def nearest_indices_np(in_dim: int, out_dim: int, scale: float | None, align: bo
     return prod.astype(np.int64)
 
 
-def _nearest_indices_graph(
-    ctx: OpContext, in_dim: ir.Value, out_dim: ir.Value | int, scale, align: bool
-) -> ir.Value:
-    """The same computation as ONNX ops (runtime sizes). in_dim/out_dim: int64 scalars."""
+def _nearest_ratios(ctx: OpContext, plan: Plan, dims: ir.Value, outs: ir.Value) -> ir.Value:
+    """float32 [n]: Paddle's ratio of each axis (runtime sizes; int64 [n] dims and outs)."""
+    if isinstance(plan.scales, list) and not plan.align_corners:
+        return ctx.const(np.asarray([1.0 / s for s in plan.scales], F32))
+    if plan.scales is not None and not plan.align_corners:
+        return _reciprocal_f32(ctx, plan.scales)
+    one = ctx.const_i64([1])
+    num, den = (ctx.op.Sub(dims, one), ctx.op.Sub(outs, one)) if plan.align_corners else (dims, outs)
+    if ctx.opset >= 11:
+        # out == 1 with align_corners: index 0 whatever the ratio
+        return _quotient_f32(ctx, num, ctx.op.Where(ctx.op.Less(den, one), one, den))
+    # no integer Mod/Where below: a float Div (exact in ONNX Runtime, not in OpenVINO; Max in
+    # float32, exact for sizes, as integer Max needs opset 12)
+    den = ctx.op.Max(ctx.cast(den, "float32", "int64"), ctx.const(np.ones(plan.n, F32)))  # Max-6: no broadcast
+    return ctx.op.Div(ctx.cast(num, "float32", "int64"), den)
+
+
+def _nearest_indices_graph(ctx: OpContext, out_dim: ir.Value | int, ratio: ir.Value, align: bool) -> ir.Value:
+    """Paddle's nearest source indices as ONNX ops: int(ratio * k), + 0.5 with align_corners
+    (out_dim: an int64 scalar or int; ratio: a float32 scalar)."""
     if isinstance(out_dim, int):
         k = ctx.const(np.arange(out_dim, dtype=F32))
-        out_v = ctx.const(np.int64(out_dim))
     else:
         k = ctx.cast(_arange(ctx, out_dim, "nearest interpolation to a runtime size"), "float32", "int64")
-        out_v = out_dim
-    if align:
-        one = ctx.const(np.int64(1))
-        num = ctx.cast(ctx.op.Sub(in_dim, one), "float32", "int64")
-        # out == 1: k is 0 anyway. Max in float32 (exact for sizes): int Max needs opset 12.
-        den = ctx.op.Max(ctx.cast(ctx.op.Sub(out_v, one), "float32", "int64"), ctx.const(F32(1.0)))
-        ratio = ctx.op.Div(num, den)
-    elif scale is not None:
-        ratio = ctx.const(F32(1.0 / scale)) if isinstance(scale, float) else _reciprocal_f32(ctx, scale)
-    else:
-        ratio = ctx.op.Div(ctx.cast(in_dim, "float32", "int64"), ctx.cast(out_v, "float32", "int64"))
     prod = ctx.op.Mul(k, ratio)
     if align:
         prod = ctx.op.Add(ctx.cast(prod, "float64", "float32"), ctx.const(0.5, "float64"))
         return ctx.cast(ctx.op.Floor(prod), "int64", "float64")
     return ctx.cast(ctx.op.Floor(prod), "int64", "float32")
+
+
+_POW2_F32 = np.array([2.0**j for j in range(-40, 31)], F32)  # 2^-40 .. 2^30, exact float32 values
+_STEP_BITS = 8  # bits divided out per long-division step
+_SHIFTS = np.array([2**j for j in range(_STEP_BITS + 1)], np.int64)
+
+
+def _quotient_f32(ctx: OpContext, a: ir.Value, b: ir.Value) -> ir.Value:
+    """float32(a) / float32(b), correctly rounded, elementwise for int64 [n] vectors with
+    0 <= a < 2^15 and 1 <= b < 2^15.
+
+    Not a float Div: OpenVINO divides floats as a * (1 / b) (80 / 200 gives 0.39999998, one
+    float32 step below Paddle's 0.4), which moves the nearest index of whole rows. Its integer
+    Div, Mod and comparisons are exact only below 2^24 (they go through float32), so every
+    integer here stays below that: the exponent e (2^e <= a/b < 2^(e+1)) comes from exact float
+    comparisons with b * 2^j and a * 2^j; the significand m = a * 2^(23-e) // b by long
+    division, 8 bits a step (remainder * 2^8 < 2^23); then m is rounded half to even from the
+    last remainder and scaled by 2^(e-23), both exact in float32."""
+    f32, i64 = "float32", "int64"
+    af, bf = ctx.unsqueeze(ctx.cast(a, f32, i64), [1]), ctx.unsqueeze(ctx.cast(b, f32, i64), [1])
+    ups = ctx.op.Not(ctx.op.Greater(ctx.op.Mul(bf, ctx.const(_POW2_F32[None, 41:])), af))
+    downs = ctx.op.Less(ctx.op.Mul(af, ctx.const(_POW2_F32[None, 40:])), bf)
+    e = ctx.op.Sub(  # #{j >= 1: b * 2^j <= a} - #{j >= 0: a * 2^j < b}
+        ctx.reduce("ReduceSum", ctx.cast(ups, i64, "bool"), [1], keepdims=False),
+        ctx.reduce("ReduceSum", ctx.cast(downs, i64, "bool"), [1], keepdims=False))
+    left = ctx.op.Sub(ctx.const(np.int64(23)), e)  # bits to divide out: 9 .. 38 for sizes below 2^15
+    q, r = ctx.op.Div(a, b), ctx.op.Mod(a, b)
+    full = ctx.const(np.int64(_STEP_BITS))
+    for _ in range(5):
+        step = ctx.op.Where(ctx.op.Less(left, full), left, full)
+        shift = ctx.op.Gather(ctx.const(_SHIFTS), step, axis=0)
+        shifted = ctx.op.Mul(r, shift)
+        q = ctx.op.Add(ctx.op.Mul(q, shift), ctx.op.Div(shifted, b))
+        r = ctx.op.Mod(shifted, b)
+        left = ctx.op.Sub(left, step)
+    twice = ctx.op.Add(r, r)  # round half to even: up when 2r > b, or 2r == b and q is odd
+    odd = ctx.op.Equal(ctx.op.Mod(q, ctx.const(np.int64(2))), ctx.const(np.int64(1)))
+    up = ctx.op.Or(ctx.op.Greater(twice, b), ctx.op.And(ctx.op.Equal(twice, b), odd))
+    q = ctx.op.Add(q, ctx.cast(up, i64, "bool"))
+    # 2^(e-23) (a = 0 reads a wrong power, from the table's end, of a zero significand)
+    power = ctx.op.Gather(ctx.const(_POW2_F32), ctx.op.Add(e, ctx.const(np.int64(40 - 23))), axis=0)
+    return ctx.op.Mul(ctx.cast(q, f32, i64), power)
 
 
 def _arange(ctx: OpContext, n: ir.Value, what: str) -> ir.Value:
@@ -251,12 +299,20 @@ def _reciprocal_f32(ctx: OpContext, scale: ir.Value) -> ir.Value:
     return ctx.cast(inv, "float32", "float64")
 
 
-def _axis_scale(plan: Plan, ctx: OpContext, j: int):
-    if plan.scales is None:
-        return None
-    if isinstance(plan.scales, list):
-        return plan.scales[j]
-    return ctx.reshape(ctx.slice(plan.scales, [j], [j + 1], [0]), [])
+def _gather_order(plan: Plan) -> list[int]:
+    """The order of the per-axis Gathers. ONNX Runtime's Gather along the last axis copies
+    element by element, along the others row by row, so the last axis goes while the tensor is
+    smallest: first when the other axes grow, last when they shrink (2x either way, measured on
+    64x80x80 <-> 64x200x200); in axis order when that is known only at run time."""
+    n = plan.n
+    out = static_out(plan)
+    if out is not None and plan.in_static is not None:
+        grow = np.prod(out[:-1]) > np.prod(plan.in_static[:-1])
+    elif isinstance(plan.scales, list):
+        grow = np.prod(plan.scales[:-1]) > 1
+    else:
+        grow = False
+    return [n - 1, *range(n - 1)] if grow and n > 1 else list(range(n))
 
 
 def nearest_gather(ctx: OpContext, plan: Plan, x: ir.Value) -> ir.Value:
@@ -266,7 +322,8 @@ def nearest_gather(ctx: OpContext, plan: Plan, x: ir.Value) -> ir.Value:
         return x
     if plan.in_static is not None and out_static is not None:
         y = x
-        for j, (i, o) in enumerate(zip(plan.in_static, out_static)):
+        for j in _gather_order(plan):
+            i, o = plan.in_static[j], out_static[j]
             idx = nearest_indices_np(
                 i, o, None if plan.scales is None else plan.scales[j], plan.align_corners
             )
@@ -276,27 +333,75 @@ def nearest_gather(ctx: OpContext, plan: Plan, x: ir.Value) -> ir.Value:
     dims = _spatial_dims(ctx, x, plan.n)
     outs = out_static if out_static is not None else _out_sizes_value(ctx, plan, x)
     same = _all_same_size(ctx, plan, x) if copies is None else None
+    ratios = _nearest_ratios(ctx, plan, dims, ctx.const_i64(outs) if isinstance(outs, list) else outs)
     y = x
-    for j in range(plan.n):
+    for j in _gather_order(plan):
         in_j = ctx.reshape(ctx.slice(dims, [j], [j + 1], [0]), [])
         out_j = outs[j] if isinstance(outs, list) else ctx.reshape(ctx.slice(outs, [j], [j + 1], [0]), [])
-        idx = _nearest_indices_graph(ctx, in_j, out_j, _axis_scale(plan, ctx, j), plan.align_corners)
+        ratio_j = ctx.reshape(ctx.slice(ratios, [j], [j + 1], [0]), [])
+        idx = _nearest_indices_graph(ctx, out_j, ratio_j, plan.align_corners)
         if same is not None:
             idx = ctx.op.Where(same, _arange(ctx, in_j, "nearest interpolation that may copy its input"), idx)
         y = ctx.op.Gather(y, idx, axis=2 + j)
     return y
 
 
-def nearest_resize_ok(plan: Plan) -> bool:
-    """Resize (asymmetric, floor) is exact when every ratio is a power of two."""
+# Positions checked for an axis whose output size is known only at run time (a constant scale
+# on a dynamic input): Resize is used when it picks Paddle's index at every one of them.
+RUNTIME_CHECKED = 1 << 16
+
+
+def onnx_nearest_np(out_dim: int, scale: np.float32) -> np.ndarray:
+    """ONNX Resize's nearest source indices (asymmetric, floor): floor(k / scale) in float32,
+    as ONNX Runtime and OpenVINO compute them (for the exactly representable scales used
+    here, floor(k * float32(1 / scale)) gives the same)."""
+    return np.floor(np.arange(out_dim, dtype=F32) / scale).astype(np.int64)
+
+
+def _resize_scale(plan: Plan, j: int) -> np.float32 | None:
+    """The scale Resize reads for axis j when it is exact: the op's own scale when a few binary
+    digits write it (2.5, 1.5, 3, 0.75, ...: the output size floor(in * scale) is then the same
+    in every runtime's arithmetic), or out / in when that is a float32 value. None otherwise."""
+    if isinstance(plan.scales, list):
+        scale = plan.scales[j]
+        return F32(scale) if scale > 0 and float(F32(scale)) == scale and (scale * 256).is_integer() else None
+    out, inp = static_out(plan), plan.in_static
+    if out is None or inp is None or inp[j] <= 0:
+        return None
+    scale = F32(out[j] / inp[j])
+    return scale if float(scale) * inp[j] == out[j] else None
+
+
+def nearest_resize_ok(plan: Plan, opset: int) -> bool:
+    """Whether ONNX Resize (nearest, asymmetric, floor) picks the source index Paddle picks at
+    every output position, so that Resize (one pass, ~10x faster than Gathers in ONNX Runtime)
+    can stand for the Gathers. Ratios that are powers of two are exact in every opset's form
+    (Upsample included); other exactly written scales, from Resize-11, where the indices are
+    compared at conversion time: every output position for static sizes, the first
+    ``RUNTIME_CHECKED`` for a scale on a dynamic input."""
     if plan.align_corners:
         return False
-    if isinstance(plan.scales, list):
-        return all(_is_pow2(s) for s in plan.scales)
     out = static_out(plan)
-    if out is None or plan.in_static is None:
+    if isinstance(plan.scales, list):
+        ratios = plan.scales
+    elif out is not None and plan.in_static is not None:
+        ratios = [o / i for i, o in zip(plan.in_static, out)]
+    else:
+        return False  # sizes known only at run time
+    if all(_is_pow2(r) for r in ratios):
+        return True
+    if opset < 11:
         return False
-    return all(_is_pow2(o / i) for i, o in zip(plan.in_static, out))
+    for j in range(plan.n):
+        scale = _resize_scale(plan, j)
+        if scale is None:
+            return False
+        n_out = out[j] if out is not None else RUNTIME_CHECKED
+        in_dim = plan.in_static[j] if plan.in_static is not None else 1  # unused with a scale
+        paddle = nearest_indices_np(in_dim, n_out, None if plan.scales is None else plan.scales[j], False)
+        if not np.array_equal(paddle, onnx_nearest_np(n_out, scale)):
+            return False
+    return True
 
 
 # ---------------------------------------------------------------------- Resize
@@ -403,7 +508,7 @@ def interpolate(ctx: OpContext) -> None:
     dtype = ctx.input_dtype("x")
     # ONNX Runtime resizes only these types (Resize-11+; Upsample and Resize-10: floats only)
     resizable = ("float32", "float16", "int32", "int8", "uint8") if ctx.opset >= 11 else ("float32", "float16")
-    if method == "nearest" and (not nearest_resize_ok(plan) or dtype not in resizable + ("float64",)):
+    if method == "nearest" and (not nearest_resize_ok(plan, ctx.opset) or dtype not in resizable + ("float64",)):
         y = nearest_gather(ctx, plan, xc)  # exact for every dtype
     elif dtype == "uint8" and method == "linear" and not ctx.paddle2_semantics:
         y = _west_gather(ctx, plan, xc)
