@@ -19,6 +19,11 @@ wait "$pdet"
 wait "$pdetpir"
 wait "$pnlp"
 wait "$pcv"
+# Paddle builds of the test cases are cached by content hash outside the checkout, like the
+# environments above, so that a new clone (CI's) reuses what an earlier run built; superseded
+# builds are pruned.
+export PD2ONNX_TEST_CACHE="${PD2ONNX_TEST_CACHE:-$HOME/.cache/pd2onnx/tests}"
+python3 tools/prune_test_cache.py
 # --timeout: a converted model that never finishes in ONNX Runtime (a Loop whose condition
 # never changes) fails its test instead of hanging CI; builds of a whole case module run
 # inside a test, hence the generous limit.
