@@ -142,11 +142,20 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, rtol: float, atol: flo
 def opsets_for(model_file: str, explicit: tuple[int, ...] | None,
                params_file: str | None = None) -> tuple[list[int], int]:
     """(opsets to run in ONNX Runtime, the lowest opset the model converts at)."""
+    run_at, lowest, _ = _opsets_and_lowest(model_file, explicit, params_file)
+    return run_at, lowest
+
+
+def _opsets_and_lowest(model_file: str, explicit: tuple[int, ...] | None,
+                       params_file: str | None = None) -> tuple[list[int], int, ir.Model | None]:
+    """``opsets_for``, and the conversion that found the lowest opset (opset 7 raised
+    automatically: the same model as a conversion at that opset), when it was made."""
     if explicit:
-        return sorted(set(explicit)), min(explicit)
-    lowest = convert(model_file, params_file, opset=7, auto_opset=True, optimize=False).opset_imports[""]
+        return sorted(set(explicit)), min(explicit), None
+    model = convert(model_file, params_file, opset=7, auto_opset=True, optimize=False)
+    lowest = model.opset_imports[""]
     top = ort_max_opset()
-    return sorted({o for o in (lowest, 17, top) if lowest <= o <= top}), lowest
+    return sorted({o for o in (lowest, 17, top) if lowest <= o <= top}), lowest, model
 
 
 def load_io(path: str) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -185,11 +194,14 @@ def check_model_file(
     ``scaled_atol`` multiplies atol by max(1, max|Paddle's output|). ``compare_outputs(tag,
     outputs, Paddle's)`` replaces the output-by-output comparison (e.g. detections compared as
     sets, ``harness.detection``). Returns the opsets run."""
-    run_at, _ = opsets_for(model_file, opsets, params_file)
+    run_at, lowest, lowest_model = _opsets_and_lowest(model_file, opsets, params_file)
     ov_opset, ov_model, ov_proto = openvino_opset(run_at), None, None
     for opset in run_at:
         for optimized in (False, True) if opset == optimize_at else (False,):
-            model = convert(model_file, params_file, opset=opset, auto_opset=False, optimize=optimized)
+            if opset == lowest and not optimized and lowest_model is not None:
+                model = lowest_model  # converted already, to find the lowest opset
+            else:
+                model = convert(model_file, params_file, opset=opset, auto_opset=False, optimize=optimized)
             proto = ir.serde.serialize_model(model)
             onnx.checker.check_model(proto, full_check=True)
             if opset == ov_opset:
