@@ -53,6 +53,10 @@ RANK_CHANGES = {
     ("rnn_lstm_cell_loop", "pir"): "as rnn_gru_cell_loop",
     ("rnn_lstm_cell_loop", "legacy"): "as rnn_gru_cell_loop",
     ("setvalue_in_loop", "legacy"): "dy2static starts the set_value results as 0-D `full`s; the loop makes them [6, 3]",
+    ("cf_table_decoder", "pir"): "the decoder's step values start as 0-D placeholders and become rank 1, 2 and 3",
+    ("cf_table_decoder", "legacy"): "dy2static's no-value markers ([1]) for step values the loop makes rank 2 and 3",
+    ("cf_while_carries_corrected_type", "pir"): "a loop value starts as a 0-D placeholder and becomes rank 2",
+    ("cf_while_carries_corrected_type", "legacy"): "dy2static's no-value marker ([1]) for a value the loop makes rank 2",
 }
 
 

@@ -151,10 +151,14 @@ OPENVINO_LIMITS: tuple[Limit, ...] = (
         _both("qdq_16_bit"),
     ),
     Limit(
-        "dynamic-rank", "refuses", r"dynamic rank",
+        "dynamic-rank", "refuses", r"dynamic rank|element::Type::merge",
         "The CPU plugin runs no op whose output rank is unknown; Paddle's squeeze without axes on "
-        "dynamic dims removes whichever dims are 1 at run time, so its rank is only known then.",
-        _both("tensor_squeeze_all_dynamic"),
+        "dynamic dims removes whichever dims are 1 at run time, so its rank is only known then. "
+        "A legacy while with an early return gives its result rank 1 on one path (dy2static's "
+        "placeholder) and rank 2 on the other; OpenVINO's reader then pairs that If's branch "
+        "outputs wrongly ('type of then_body output f32 is not equal type of else_body output "
+        "i64', although both branches of the file agree).",
+        _both("tensor_squeeze_all_dynamic") + ("cf_while_return[legacy]",),
     ),
     Limit(
         "sequences", "refuses", r"Sequence|sequence",
@@ -162,17 +166,27 @@ OPENVINO_LIMITS: tuple[Limit, ...] = (
         "'While validating node util::SequenceInsert'). pd2onnx writes a tensor array as a tensor "
         "wherever its elements share a shape; this array's elements have dims known only at run "
         "time and nothing in the program makes them equal, so it stays a sequence (and `pd2onnx "
-        "convert` says so).",
-        _both("cf_while_array_concat"),
+        "convert` says so). The two-stage detectors' proposal loops collect each image's "
+        "proposals, as many as survive that image's NMS: such arrays stay sequences.",
+        _both("cf_while_array_concat")
+        + tuple(f"{m}{fmt}" for m in ("faster_rcnn", "cascade_rcnn", "mask_rcnn") for fmt in ("", "_pir")),
     ),
-    # not OpenVINO's: removed by a change of ours in progress (issue 19)
+    # not OpenVINO's: ours, open (issue 19's closing note)
     Limit(
-        "untyped-loop", "refuses", r"operation with dynamic rank|Accessing out-of-range dimension",
-        "Loop-carried values and Loop body values without a rank (a legacy while with an early "
-        "return; greedy decoding): 'CPU plug-in doesn't support Loop operation with dynamic rank', "
-        "or the reader's shape check of the Loop body fails.",
-        ("cf_while_return[legacy]",) + _both("cf_greedy_decode", "cf_greedy_decode_limit"),
-        pending="the typing pass (branch types): every value typed with its rank",
+        "untyped-placeholders", "refuses", r"operation with dynamic rank",
+        "A legacy while whose carried values start as dy2static's 'undefined' placeholders ([1]) "
+        "and become rank 3 or 0 in the body: the Loop carries them without a rank, which the CPU "
+        "plugin refuses ('CPU plug-in doesn't support Loop operation with dynamic rank').",
+        ("retinanet",),
+        pending="initial values of the body's rank for placeholders the body writes before it reads them",
+    ),
+    Limit(
+        "ppyolo-matrix-nms-model", "differs", _DIFFERS,
+        "PP-YOLO (ResNet-18-vd, matrix_nms) runs in OpenVINO but its detections differ from Paddle's "
+        "(a row of score 0.92 missing), while ONNX Runtime equals Paddle and every matrix_nms and "
+        "yolo_box op case equals Paddle in OpenVINO too; which op differs is not found yet.",
+        ("ppyolo_r18vd",),
+        pending="finding the op OpenVINO computes otherwise here, then a form it computes alike",
     ),
 )
 
