@@ -38,6 +38,7 @@ import onnx_ir as ir
 
 from pd2onnx.optimize._ir import RANDOM_OPS, Namer, const_array, derived_name, is_const, is_onnx
 from pd2onnx.optimize.passes.shapes import InferShapes
+from pd2onnx.optimize.type_names import formal
 
 logger = logging.getLogger(__name__)
 
@@ -85,14 +86,6 @@ def _roles(node: ir.Node, opset: int) -> tuple[list[str], list[bool]] | None:
     except Exception:  # noqa: BLE001
         return None
     allowed = {c.type_param_str: set(c.allowed_type_strs) for c in schema.type_constraints}
-
-    def formal(formals, i):
-        if not formals:
-            return None
-        if i < len(formals):
-            return formals[i]
-        last = formals[-1]
-        return last if last.option == onnx.defs.OpSchema.FormalParameterOption.Variadic else None
 
     def convertible(type_str: str) -> bool:
         types = allowed.get(type_str)
