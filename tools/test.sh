@@ -19,10 +19,8 @@ wait "$pdet"
 wait "$pdetpir"
 wait "$pnlp"
 wait "$pcv"
-# Paddle builds of the test cases are cached by content hash outside the checkout, like the
-# environments above, so that a new clone (CI's) reuses what an earlier run built; superseded
-# builds are pruned.
-export PD2ONNX_TEST_CACHE="${PD2ONNX_TEST_CACHE:-$HOME/.cache/pd2onnx/tests}"
+# Paddle builds of the test cases are cached by content hash in ~/.cache/pd2onnx/tests (like the
+# environments above: a new clone reuses them); superseded builds are pruned.
 python3 tools/prune_test_cache.py
 # --timeout: a converted model that never finishes in ONNX Runtime (a Loop whose condition
 # never changes) fails its test instead of hanging CI; builds of a whole case module run

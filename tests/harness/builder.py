@@ -19,7 +19,8 @@ from harness.cases import REGISTRY, Case
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.dirname(HERE)
-CACHE = os.environ.get("PD2ONNX_TEST_CACHE", os.path.join(TESTS, ".cache"))
+# Beside the test venvs, outside the checkout: a new clone (CI's) reuses what an earlier run built.
+CACHE = os.environ.get("PD2ONNX_TEST_CACHE", os.path.expanduser("~/.cache/pd2onnx/tests"))
 PADDLE26 = os.environ.get("PD2ONNX_PADDLE26", os.path.expanduser("~/.cache/pd2onnx/paddle26/bin/python"))
 
 
