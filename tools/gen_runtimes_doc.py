@@ -77,8 +77,9 @@ def _openvino_section(records: list[dict]) -> list[str]:
     if records:
         ok = sum(r["openvino"] == "ok" for r in records)
         lines += [f"Recorded run: {ok} of {len(records)} converted op and model cases run in OpenVINO and "
-                  "equal Paddle; the toolkit model tests (PaddleDetection's PP-YOLOE, PicoDet, YOLOv3 and SSD "
-                  "with NMS, PaddleClas Swin, PaddleSeg PP-LiteSeg, PaddleNLP LLaMA) all do.", ""]
+                  "equal Paddle; of the toolkit model tests, PaddleDetection's PP-YOLOE, PicoDet, YOLOv3 and "
+                  "SSD with NMS, PaddleClas Swin, PaddleSeg PP-LiteSeg and PaddleNLP LLaMA do; the two-stage "
+                  "detectors, RetinaNet and PP-YOLO with matrix_nms are listed below.", ""]
     lines += [notes.OPENVINO_OPSET_RANGE, "",
               "The dtype matrix (`tests/dtypes`) runs in ONNX Runtime only: OpenVINO's CPU plugin computes "
               "int64 and float64 in 32 bits (see below), which the matrix's int64/float64 columns would "

@@ -1075,12 +1075,19 @@ def matrix_nms(ctx: OpContext) -> None:
         not_bg = ctx.reshape(ctx.op.Not(ctx.op.Equal(labels, ctx.const(np.int64(background)))), [1, -1, 1])
         valid = ctx.op.And(valid, not_bg)
     count = ctx.reduce("ReduceSum", ctx.cast(valid, "int64"), [2], keepdims=True)  # [N, C, 1]
-    if nms_top_k > -1:
-        count = _min_i64(ctx, count, ctx.const(np.int64(nms_top_k)))
-    most = ctx.reduce("ReduceMax", ctx.op.Concat(ctx.reshape(count, [-1]), one, axis=0), [0], keepdims=True)
-    k = _min_i64(ctx, most, n_box)  # [1], >= 1 unless there are no boxes
+
+    def most_of(counts: ir.Value) -> ir.Value:  # [1], >= 1 unless there are no boxes
+        most = ctx.reduce("ReduceMax", ctx.op.Concat(ctx.reshape(counts, [-1]), one, axis=0), [0], keepdims=True)
+        return _min_i64(ctx, most, n_box)
+
     masked = ctx.op.Where(valid, scores, c(-np.inf))
-    top_scores, top = ctx.op.TopK(masked, k, axis=2, largest=1, sorted=1, _outputs=2)  # [N, C, K]
+    top_scores, top = _sorted_candidates(ctx, masked, most_of(count), n_box)  # [N, C, every candidate]
+    if nms_top_k > -1:  # the best nms_top_k, equal scores from the lower box index
+        count = _min_i64(ctx, count, ctx.const(np.int64(nms_top_k)))
+        k = most_of(count)
+        top_scores, top = (ctx.slice(v, [0], k, [2]) for v in (top_scores, top))
+    else:
+        k = most_of(count)
     steps = _arange(ctx, k)
     sel = ctx.op.Transpose(ctx.op.NonZero(ctx.op.Less(steps, count)), perm=[1, 0])  # [T, 3] row-major
     n_cand = _dim(ctx, sel, 0)
@@ -1121,6 +1128,21 @@ def matrix_nms(ctx: OpContext) -> None:
     index = ctx.op.Add(ctx.op.Mul(out_img, ctx.reshape(n_box, [])), ctx.op.Gather(box_idx, final, axis=0))
     ctx.set_output("index", ctx.cast(ctx.unsqueeze(index, [1]), "int32"))
     ctx.set_output("roisnum", ctx.cast(_counts_per_image(ctx, out_img, n_img), "int32"))
+
+
+def _sorted_candidates(ctx: OpContext, masked: ir.Value, k: ir.Value, n_box: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """The ``k`` best of ``masked`` ``[N, C, M]`` along the boxes, best first, equal scores in
+    box order, on any runtime: ONNX TopK keeps that order, OpenVINO's does not (equal scores
+    of random-weight PP-YOLO changed which boxes suppress which). The TopK's values are the
+    same in every order; each takes its dense rank among them, and rank * M + box index, which
+    cannot tie, is sorted again (below 2^31, so exact in OpenVINO's int32, for M up to 46340)."""
+    values, index = ctx.op.TopK(masked, k, axis=2, largest=1, sorted=1, _outputs=2)
+    previous = ctx.op.Concat(ctx.slice(values, [0], [1], [2]), ctx.slice(values, [0], [-1], [2]), axis=2)
+    new_run = ctx.cast(ctx.op.Not(ctx.op.Equal(values, previous)), "int64", "bool")
+    rank = ctx.op.CumSum(new_run, ctx.const(np.int64(2)))  # dense rank, equal scores equal
+    unique = ctx.op.Add(ctx.op.Mul(rank, ctx.reshape(n_box, [])), index)
+    _, order = ctx.op.TopK(unique, k, axis=2, largest=0, sorted=1, _outputs=2)
+    return ctx.op.GatherElements(values, order, axis=2), ctx.op.GatherElements(index, order, axis=2)
 
 
 def _matrix_decay(
