@@ -38,25 +38,7 @@ CASES = [n for n, c in REGISTRY.items() if "/tests/ops/" in c.module or "/tests/
 # placeholders: a loop variable that has no value before the loop starts as a 0-D `full` (PIR)
 # or a [1] "no value" marker (legacy) and gets its real rank in the body.
 RANK_CHANGES = {
-    ("cf_greedy_decode", "pir"): "the decoder's state starts as a 0-D placeholder and becomes [1, 6] in the loop",
-    ("cf_greedy_decode", "legacy"): "as in PIR",
-    ("cf_greedy_decode_limit", "pir"): "as cf_greedy_decode",
-    ("cf_greedy_decode_limit", "legacy"): "as cf_greedy_decode",
-    ("cf_while_in_while", "pir"): "a counter starts 0-D and the inner loop returns it as [1]",
     ("cf_while_return", "legacy"): "dy2static's return placeholder is [1] or the [N, 3] result, depending on the branch",
-    ("cf_array_concat_or_first", "legacy"): "dy2static's no-value marker ([1]) for a value the loop makes 0-D",
-    ("cf_while_branch_types", "pir"): "loop values start as 0-D placeholders and become [k], [k, n], ...",
-    ("cf_while_branch_types", "legacy"): "dy2static's no-value markers ([1]) for values of rank 0, 2 and 3",
-    ("cf_while_one_branch_values", "legacy"): "dy2static's no-value markers ([1]) for values of rank 2",
-    ("rnn_gru_cell_loop", "pir"): "dy2static starts the cell's unused second result 0-D; the loop makes it [B, H]",
-    ("rnn_gru_cell_loop", "legacy"): "as in PIR, and the loop index starts [1] and becomes 0-D",
-    ("rnn_lstm_cell_loop", "pir"): "as rnn_gru_cell_loop",
-    ("rnn_lstm_cell_loop", "legacy"): "as rnn_gru_cell_loop",
-    ("setvalue_in_loop", "legacy"): "dy2static starts the set_value results as 0-D `full`s; the loop makes them [6, 3]",
-    ("cf_table_decoder", "pir"): "the decoder's step values start as 0-D placeholders and become rank 1, 2 and 3",
-    ("cf_table_decoder", "legacy"): "dy2static's no-value markers ([1]) for step values the loop makes rank 2 and 3",
-    ("cf_while_carries_corrected_type", "pir"): "a loop value starts as a 0-D placeholder and becomes rank 2",
-    ("cf_while_carries_corrected_type", "legacy"): "dy2static's no-value marker ([1]) for a value the loop makes rank 2",
 }
 
 
@@ -115,7 +97,8 @@ def test_every_value_typed(case, fmt):
         tag = f"{case.name}[{fmt}{', optimized' if optimized else ''}]"
         lacking = missing(model)
         proto_bad = _proto_untyped(ir.serde.serialize_model(model))
-        if lacking and (case.name, fmt) in RANK_CHANGES:
+        if (case.name, fmt) in RANK_CHANGES:
+            assert lacking, f"{tag}: every value is typed now; remove the case from RANK_CHANGES"
             assert not _untyped(model), f"{tag}: values without type or rank: {_untyped(model)}"
             continue
         assert not lacking, f"{tag}: values without type or rank: {_untyped(model) or [v.name for _, v in lacking]}"

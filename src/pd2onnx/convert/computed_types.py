@@ -23,11 +23,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+import numpy as np
 import onnx_ir as ir
 
 from pd2onnx.convert.onnx_types import onnx_dtype, paddle_dtype
 from pd2onnx.convert.state import ConvertState, seq_dtype
-from pd2onnx.optimize._ir import is_op, iter_graphs
+from pd2onnx.optimize._ir import Namer, is_op, iter_graphs
 from pd2onnx.optimize.type_names import describe
 from pd2onnx.optimize.value_types import TypeReport, infer_types
 from pd2onnx.paddle.program import Value
@@ -96,6 +97,8 @@ def type_values(model: ir.Model, state: ConvertState, outputs: Sequence[tuple[ir
         return t, dims
 
     report = infer_types(model, hint)
+    if _shape_placeholders(model, report):
+        report = infer_types(model, hint)
     for value, info in outputs:
         _check_output(value, info, report)
     _warn_no_rank(report)
@@ -104,6 +107,53 @@ def type_values(model: ir.Model, state: ConvertState, outputs: Sequence[tuple[ir
         log.info("typing: %d value(s) without a type or rank: %s", len(leftovers),
                  ", ".join(f"{v.name} ({describe(v)})" for v in leftovers[:10]))
     return report
+
+
+def _shape_placeholders(model: ir.Model, report: TypeReport) -> int:
+    """Give dy2static's placeholders the rank the loop gives them; returns how many.
+
+    dy2static carries a variable that has no value before a ``while`` (Python would raise
+    NameError reading it) into the loop as a constant placeholder: ``[1]`` in legacy programs
+    (``undefined_var_*``), 0-D in PIR. The body assigns it before any read, with another rank,
+    so the Loop-carried value has no rank (OpenVINO's CPU plugin refuses such a Loop). Where the
+    body never reads the carried value and its initial value is such a constant, the initial
+    value only matters if the loop runs zero times, when the program hands on the placeholder
+    (a value the Python source never defined): it becomes an empty tensor of the rank and dtype
+    the body gives, so a loop that runs zero times gives that empty tensor instead."""
+    done = 0
+    namer: Namer | None = None
+    for graph in list(iter_graphs(model.graph)):
+        empties: dict[tuple[ir.DataType, int], ir.Value] = {}  # one per dtype and rank in a graph
+        for node in list(graph):
+            if not is_op(node, "Loop") or "body" not in node.attributes:
+                continue
+            body = node.attributes["body"].as_graph()
+            for i, (carried, init) in enumerate(zip(body.inputs[2:], node.inputs[2:])):
+                out = body.outputs[1 + i]
+                if (carried not in report.no_rank or carried.uses() or init is None
+                        or not isinstance(out.type, ir.TensorType) or out.shape is None
+                        or not _is_constant(init) or init.shape is not None and len(init.shape) == len(out.shape)):
+                    continue
+                key = (out.dtype, len(out.shape))
+                if key not in empties:
+                    dims = [0] * len(out.shape)
+                    namer = namer or Namer(model)
+                    name = namer.fresh(f"{init.name}/as_rank_{len(dims)}")
+                    empties[key] = ir.Value(name=name, type=ir.TensorType(out.dtype), shape=ir.Shape(dims),
+                                            const_value=ir.tensor(np.zeros(dims, out.dtype.numpy()), name=name))
+                    graph.register_initializer(empties[key])
+                node.replace_input_with(2 + i, empties[key])
+                done += 1
+    return done
+
+
+def _is_constant(v: ir.Value) -> bool:
+    """A constant, or a Cast or Identity of one (PIR placeholders are a cast 0-D `full`)."""
+    producer = v.producer()
+    if v.const_value is not None or producer is not None and producer.op_type in ("Constant", "ConstantOfShape"):
+        return True
+    return (producer is not None and producer.op_type in ("Cast", "Identity") and len(producer.inputs) == 1
+            and producer.inputs[0] is not None and _is_constant(producer.inputs[0]))
 
 
 def _check_output(value: ir.Value, info: Value, report: TypeReport) -> None:

@@ -157,8 +157,9 @@ OPENVINO_LIMITS: tuple[Limit, ...] = (
         "A legacy while with an early return gives its result rank 1 on one path (dy2static's "
         "placeholder) and rank 2 on the other; OpenVINO's reader then pairs that If's branch "
         "outputs wrongly ('type of then_body output f32 is not equal type of else_body output "
-        "i64', although both branches of the file agree).",
-        _both("tensor_squeeze_all_dynamic") + ("cf_while_return[legacy]",),
+        "i64', although both branches of the file agree). PaddleDetection's legacy RetinaNet "
+        "decodes boxes with such a squeeze (no axes, dynamic dims) inside its per-image while.",
+        _both("tensor_squeeze_all_dynamic") + ("cf_while_return[legacy]", "retinanet"),
     ),
     Limit(
         "sequences", "refuses", r"Sequence|sequence",
@@ -180,15 +181,6 @@ OPENVINO_LIMITS: tuple[Limit, ...] = (
         "above it, so near-equal scores in another order give another detection set (a row of "
         "score 0.92 missing). Every matrix_nms case fed the same inputs equals Paddle in OpenVINO.",
         ("ppyolo_r18vd",),
-    ),
-    # not OpenVINO's: ours, open
-    Limit(
-        "untyped-placeholders", "refuses", r"operation with dynamic rank",
-        "A legacy while whose carried values start as dy2static's 'undefined' placeholders ([1]) "
-        "and become rank 3 or 0 in the body: the Loop carries them without a rank, which the CPU "
-        "plugin refuses ('CPU plug-in doesn't support Loop operation with dynamic rank').",
-        ("retinanet",),
-        pending="initial values of the body's rank for placeholders the body writes before it reads them",
     ),
 )
 
