@@ -24,15 +24,22 @@ from pd2onnx.convert.context import OpContext
 def stable_order(ctx: OpContext, values: ir.Value, n: ir.Value, descending: bool) -> ir.Value:
     """int64 [n]: the positions of 1-D ``values`` (n elements; ``n`` an int64 [1] tensor) in
     sorted order, equal values in the order of their positions."""
-    by_value, order = ctx.op.TopK(values, n, axis=0, largest=int(descending), sorted=1, _outputs=2)
-    previous = ctx.op.Concat(ctx.slice(by_value, [0], [1], [0]), ctx.slice(by_value, [0], [-1], [0]), axis=0)
-    new_run = ctx.cast(ctx.op.Not(ctx.op.Equal(by_value, previous)), "int64", "bool")
-    run = ctx.op.CumSum(new_run, ctx.const(np.int64(0)))  # dense rank, in sorted order
-    rank = ctx.op.ScatterElements(run, order, run, axis=0)  # ... at each position (order is a permutation)
-    positions = ctx.op.Range(ctx.const(np.int64(0)), ctx.reshape(n, []), ctx.const(np.int64(1)))
-    unique = ctx.op.Add(ctx.op.Mul(rank, n), positions)
-    _, stable = ctx.op.TopK(unique, n, axis=0, largest=0, sorted=1, _outputs=2)
-    return stable
+    return stable_top_k(ctx, values, n, 0, n, descending)[1]
+
+
+def stable_top_k(ctx: OpContext, x: ir.Value, k: ir.Value, axis: int, n: ir.Value,
+                 descending: bool = True) -> tuple[ir.Value, ir.Value]:
+    """ONNX TopK's (values, indices) of ``x`` along ``axis`` (``n`` elements long; ``k`` and
+    ``n`` int64 [1] tensors), equal values in index order on any runtime: each of the TopK's
+    values (the same in every tie order) takes its dense rank, and rank * n + index, which
+    cannot tie, is sorted again."""
+    values, index = ctx.op.TopK(x, k, axis=axis, largest=int(descending), sorted=1, _outputs=2)
+    previous = ctx.op.Concat(ctx.slice(values, [0], [1], [axis]), ctx.slice(values, [0], [-1], [axis]), axis=axis)
+    new_run = ctx.cast(ctx.op.Not(ctx.op.Equal(values, previous)), "int64", "bool")
+    rank = ctx.op.CumSum(new_run, ctx.const(np.int64(axis)))  # dense rank, equal values equal
+    unique = ctx.op.Add(ctx.op.Mul(rank, ctx.reshape(n, [])), index)
+    _, order = ctx.op.TopK(unique, k, axis=axis, largest=0, sorted=1, _outputs=2)
+    return ctx.op.GatherElements(values, order, axis=axis), ctx.op.GatherElements(index, order, axis=axis)
 
 
 def top_k_mask(ctx: OpContext, x: ir.Value, k: ir.Value, axis: int) -> ir.Value:

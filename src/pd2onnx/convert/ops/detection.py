@@ -11,7 +11,7 @@ import numpy as np
 import onnx_ir as ir
 
 from pd2onnx.convert.context import OpContext
-from pd2onnx.convert.ops._sort_util import stable_order, top_k_mask
+from pd2onnx.convert.ops._sort_util import stable_order, stable_top_k, top_k_mask
 from pd2onnx.convert.registry import mapper
 from pd2onnx.paddle import dtypes
 from pd2onnx.paddle.program import Op
@@ -1081,7 +1081,9 @@ def matrix_nms(ctx: OpContext) -> None:
         return _min_i64(ctx, most, n_box)
 
     masked = ctx.op.Where(valid, scores, c(-np.inf))
-    top_scores, top = _sorted_candidates(ctx, masked, most_of(count), n_box)  # [N, C, every candidate]
+    # [N, C, every candidate], best first, equal scores in box order on any runtime (OpenVINO's
+    # TopK does not keep ONNX's tie rule; below 2^31 keys for M up to 46340, exact in its int32)
+    top_scores, top = stable_top_k(ctx, masked, most_of(count), 2, n_box)
     if nms_top_k > -1:  # the best nms_top_k, equal scores from the lower box index
         count = _min_i64(ctx, count, ctx.const(np.int64(nms_top_k)))
         k = most_of(count)
@@ -1128,21 +1130,6 @@ def matrix_nms(ctx: OpContext) -> None:
     index = ctx.op.Add(ctx.op.Mul(out_img, ctx.reshape(n_box, [])), ctx.op.Gather(box_idx, final, axis=0))
     ctx.set_output("index", ctx.cast(ctx.unsqueeze(index, [1]), "int32"))
     ctx.set_output("roisnum", ctx.cast(_counts_per_image(ctx, out_img, n_img), "int32"))
-
-
-def _sorted_candidates(ctx: OpContext, masked: ir.Value, k: ir.Value, n_box: ir.Value) -> tuple[ir.Value, ir.Value]:
-    """The ``k`` best of ``masked`` ``[N, C, M]`` along the boxes, best first, equal scores in
-    box order, on any runtime: ONNX TopK keeps that order, OpenVINO's does not (equal scores
-    of random-weight PP-YOLO changed which boxes suppress which). The TopK's values are the
-    same in every order; each takes its dense rank among them, and rank * M + box index, which
-    cannot tie, is sorted again (below 2^31, so exact in OpenVINO's int32, for M up to 46340)."""
-    values, index = ctx.op.TopK(masked, k, axis=2, largest=1, sorted=1, _outputs=2)
-    previous = ctx.op.Concat(ctx.slice(values, [0], [1], [2]), ctx.slice(values, [0], [-1], [2]), axis=2)
-    new_run = ctx.cast(ctx.op.Not(ctx.op.Equal(values, previous)), "int64", "bool")
-    rank = ctx.op.CumSum(new_run, ctx.const(np.int64(2)))  # dense rank, equal scores equal
-    unique = ctx.op.Add(ctx.op.Mul(rank, ctx.reshape(n_box, [])), index)
-    _, order = ctx.op.TopK(unique, k, axis=2, largest=0, sorted=1, _outputs=2)
-    return ctx.op.GatherElements(values, order, axis=2), ctx.op.GatherElements(index, order, axis=2)
 
 
 def _matrix_decay(
