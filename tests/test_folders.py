@@ -239,9 +239,42 @@ def test_many_models_usage_errors(folders, tmp_path):
 
 
 # ---------------------------------------------------------------- progress display
+def test_progress_display_follows_a_clock_it_is_given(monkeypatch):
+    """The display, driven by a clock the test sets and no timer: nothing before the delay,
+    each change of stage or title drawn at once after it, byte counts at most once a tick,
+    messages printed clear of the line, the line erased at the end."""
+    import io
+
+    from pd2onnx import progress
+
+    monkeypatch.setattr(progress, "DELAY", 1.5)
+    now = [100.0]
+    out = io.StringIO()
+    with progress.display("converting m", stream=out, clock=lambda: now[0], tick=None):
+        progress.stage("reading the model")
+        assert out.getvalue() == ""  # quick work prints nothing
+        now[0] += 2.0
+        progress.stage("optimizing")
+        assert out.getvalue() == "\r\x1b[2Kconverting m: optimizing [2 s]"
+        progress.retitle("[2/3] m")
+        assert out.getvalue().endswith("\r\x1b[2K[2/3] m: optimizing [2 s]")
+        progress.stage("writing m.onnx")
+        progress.advance(20_000_000, 100_000_000)
+        before = out.getvalue()
+        progress.advance(30_000_000, 100_000_000)  # within the same tick: not redrawn
+        assert out.getvalue() == before
+        now[0] += progress._TICK
+        progress.advance(40_000_000, 100_000_000)
+        assert out.getvalue().endswith("[2/3] m: writing m.onnx 40 MB/100 MB (40%) [2 s]")
+        progress.echo("ok m", stream=out)
+        assert out.getvalue().endswith("\r\x1b[2Kok m\n")
+    assert out.getvalue().endswith("ok m\n")  # erased before the message, not drawn since
+
+
 def test_progress_shown_on_a_terminal_only(folders, tmp_path):
-    """On a terminal the status line appears (here at once: PD2ONNX_PROGRESS_DELAY=0) and is
-    erased; piped, nothing but the result (the tests above check stderr is empty)."""
+    """On a terminal the status line appears (here at once: PD2ONNX_PROGRESS_DELAY=0; each
+    new title is drawn when it is set, so the test does not race a timer) and is erased;
+    piped, nothing but the result (the tests above check stderr is empty)."""
     import pty
     import threading
 

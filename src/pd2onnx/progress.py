@@ -4,7 +4,9 @@ The work reports what it is doing (``stage("optimizing")``, ``advance(done, tota
 bytes written); nothing is shown unless a display is active. The CLI activates one when
 stderr is a terminal (never when it is piped or redirected, never with ``-q``). The line
 appears only after ``DELAY`` seconds, so quick conversions print nothing extra, and it is
-erased before any log message and at the end.
+erased before any log message and at the end. It is redrawn when what it says changes (a new
+stage or title: at once, in the caller's thread, so what is shown never depends on when a
+timer thread gets to run) and, for the elapsed time and byte counts, every ``_TICK`` seconds.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TextIO
 
 DELAY = float(os.environ.get("PD2ONNX_PROGRESS_DELAY", "1.5"))  # seconds before the line appears
@@ -23,20 +25,23 @@ _TICK = 0.2
 
 
 class _Display:
-    def __init__(self, stream: TextIO, title: str):
+    def __init__(self, stream: TextIO, title: str, clock: Callable[[], float], tick: float | None):
         self.stream = stream
         self.title = title
         self.stage = ""
         self.done: int | None = None
         self.total: int | None = None
-        self.started = time.monotonic()
+        self.clock = clock
+        self.started = clock()
+        self.drawn_at: float | None = None
         self.shown = False
         self.lock = threading.Lock()
+        self.tick = tick
         self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._run, name="pd2onnx-progress", daemon=True)
+        self.thread = threading.Thread(target=self._run, name="pd2onnx-progress", daemon=True) if tick else None
 
     def _line(self) -> str:
-        elapsed = time.monotonic() - self.started
+        elapsed = self.clock() - self.started
         text = f"{self.title}: {self.stage}" if self.stage else self.title
         if self.done is not None and self.total:
             text += f" {_mb(self.done)}/{_mb(self.total)} ({100 * self.done // self.total}%)"
@@ -45,15 +50,26 @@ class _Display:
         return text if len(text) < width else text[: width - 4] + "..."
 
     def _run(self) -> None:
-        while not self.stop.wait(_TICK):
-            if time.monotonic() - self.started >= DELAY:
-                self.draw()
+        while not self.stop.wait(self.tick):
+            self.refresh()
+
+    def due(self) -> bool:
+        return self.clock() - self.started >= DELAY
+
+    def refresh(self, changed: bool = True) -> None:
+        """Draw the line if it is due: always once ``DELAY`` has passed when what it says
+        changed, else (byte counts) at most every ``_TICK`` seconds."""
+        if not self.due():
+            return
+        if changed or self.drawn_at is None or self.clock() - self.drawn_at >= (self.tick or _TICK):
+            self.draw()
 
     def draw(self) -> None:
         with self.lock:
             self.stream.write("\r\x1b[2K" + self._line())
             self.stream.flush()
             self.shown = True
+            self.drawn_at = self.clock()
 
     def erase(self) -> None:
         with self.lock:
@@ -87,21 +103,26 @@ def wanted(stream: TextIO | None = None) -> bool:
 
 
 @contextlib.contextmanager
-def display(title: str, enabled: bool = True, stream: TextIO | None = None) -> Iterator[None]:
+def display(title: str, enabled: bool = True, stream: TextIO | None = None, *,
+            clock: Callable[[], float] = time.monotonic, tick: float | None = _TICK) -> Iterator[None]:
     """Show a progress line titled ``title`` while the block runs (if ``enabled``; stderr by
-    default). Nested displays keep the outer one and retitle nothing."""
+    default). Nested displays keep the outer one and retitle nothing. ``clock`` and ``tick``
+    (``None``: no timer, the line changes only with what the work reports) are for tests."""
     global _active
     if not enabled or _active is not None:
         yield
         return
-    shown = _Display(stream or sys.stderr, title)
+    shown = _Display(stream or sys.stderr, title, clock, tick)
     _active = shown
-    shown.thread.start()
+    if shown.thread is not None:
+        shown.thread.start()
+    shown.refresh()
     try:
         yield
     finally:
         shown.stop.set()
-        shown.thread.join()
+        if shown.thread is not None:
+            shown.thread.join()
         shown.erase()
         _active = None
 
@@ -111,6 +132,7 @@ def stage(text: str) -> None:
     shown = _active
     if shown is not None:
         shown.stage, shown.done, shown.total = text, None, None
+        shown.refresh()
 
 
 def retitle(title: str) -> None:
@@ -118,6 +140,7 @@ def retitle(title: str) -> None:
     shown = _active
     if shown is not None:
         shown.title = title
+        shown.refresh()
 
 
 def advance(done: int, total: int) -> None:
@@ -125,6 +148,7 @@ def advance(done: int, total: int) -> None:
     shown = _active
     if shown is not None:
         shown.done, shown.total = done, total
+        shown.refresh(changed=False)
 
 
 def erase() -> None:

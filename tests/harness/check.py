@@ -6,8 +6,6 @@ from __future__ import annotations
 import functools
 import os
 import re
-import subprocess
-import sys
 import tempfile
 import warnings
 from collections.abc import Callable
@@ -16,9 +14,11 @@ import numpy as np
 import onnx
 import onnx_ir as ir
 
+from harness.cpu import openvino_cpu_classes
+from harness.openvino_run import OpenVinoCrashed, OpenVinoFailed, OpenVinoRefused, run_file
 from pd2onnx.api import convert as _convert
 from pd2onnx.convert import newest_opset
-from pd2onnx.convert.runtime_notes import OPENVINO_OPSET, openvino_limit
+from pd2onnx.convert.runtime_notes import CPU_CLASSES, OPENVINO_OPSET, openvino_limit
 
 
 def convert(*args, **kwargs) -> ir.Model:
@@ -69,41 +69,38 @@ def run_onnx(model: ir.Model, inputs: list[np.ndarray]) -> list[np.ndarray]:
     return sess.run(None, feeds)
 
 
-# OpenVINO's CPU plugin, as a user deploys it: f32 precision hint (else it may compute in bf16 or
-# f16 where the CPU has them), one thread (the tests share the machine's cores)
-OPENVINO_CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": 1}
-
-
-@functools.lru_cache(maxsize=1)
-def _openvino_core():
-    import openvino
-
-    return openvino.Core()
-
-
-def compile_openvino(model: ir.Model | onnx.ModelProto):
-    """The model compiled by OpenVINO's CPU plugin, as a function of the inputs (in the ONNX
-    graph's input order) returning the outputs in graph order. OpenVINO drops inputs the
-    graph does not read; those are not fed. An ``ir.Model`` is read from a file with its
-    weights beside it (OpenVINO maps them: a 490 MB model reads in 0.05 s, not the 13 s its
-    ONNX reader takes on the same model as one protobuf in memory)."""
-    core = _openvino_core()
+def save_for_openvino(model: ir.Model | onnx.ModelProto, folder: str) -> str:
+    """The model written into ``folder`` for OpenVINO to read, its weights beside it (OpenVINO
+    maps them: a 490 MB model reads in 0.05 s, not the 13 s its ONNX reader takes on the same
+    model as one protobuf in memory)."""
+    path = os.path.join(folder, "model.onnx")
     if isinstance(model, ir.Model):
-        with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "model.onnx")
-            ir.save(model, path, external_data="model.data")
-            compiled = core.compile_model(core.read_model(path), "CPU", OPENVINO_CONFIG)
-        names = [v.name for v in model.graph.inputs]
+        ir.save(model, path, external_data="model.data")
     else:
-        compiled = core.compile_model(core.read_model(model.SerializeToString(), b""), "CPU", OPENVINO_CONFIG)
-        names = [i.name for i in model.graph.input if i.name not in {t.name for t in model.graph.initializer}]
-    kept = {name for port in compiled.inputs for name in port.get_names()}
-    request = compiled.create_infer_request()
+        onnx.save(model, path)
+    return path
+
+
+def graph_input_names(model: ir.Model | onnx.ModelProto) -> list[str]:
+    if isinstance(model, ir.Model):
+        return [v.name for v in model.graph.inputs]
+    inits = {t.name for t in model.graph.initializer}
+    return [i.name for i in model.graph.input if i.name not in inits]
+
+
+def compile_openvino(model: ir.Model | onnx.ModelProto, cpu: str | None = None):
+    """The model compiled by OpenVINO's CPU plugin (on the CPU class ``cpu``, the machine's
+    own by default; ``harness.openvino_run``), as a function of the inputs (in the ONNX
+    graph's input order) returning the outputs in graph order. Raises ``OpenVinoRefused``
+    here when OpenVINO cannot read or compile it."""
+    folder = tempfile.TemporaryDirectory()
+    path = save_for_openvino(model, folder.name)
+    run_file(path, [], cpu)  # compiles: a refusal is raised here
+    names = graph_input_names(model)
 
     def run(inputs: list[np.ndarray]) -> list[np.ndarray]:
-        feeds = {n: a for n, a in zip(names, inputs) if n in kept}
-        results = request.infer(feeds)
-        return [np.array(results[port]) for port in compiled.outputs]  # copies: the request reuses its buffers
+        assert folder.name  # the file lives as long as the function
+        return run_file(path, [dict(zip(names, inputs))], cpu)[0]
 
     return run
 
@@ -228,20 +225,20 @@ def compare_all(tag: str, gots: list, wants: list[np.ndarray], rtol: float, atol
         compare(f"{tag} output {k}", got, want, rtol, tol)
 
 
-def _openvino_outcome(name: str, model: ir.Model | onnx.ModelProto, io_sets, rtol, atol,
-                      scaled_atol, compare_outputs: Callable | None = None) -> str | None:
-    """None when OpenVINO runs the model and equals Paddle on every input set, else why not
-    (the first line of OpenVINO's error, or the comparison's)."""
+def _openvino_outcome(name: str, path: str, names: list[str], io_sets, rtol, atol, scaled_atol,
+                      compare_outputs: Callable | None, cpu: str) -> str | None:
+    """None when OpenVINO (on the CPU class ``cpu``) runs the model file and equals Paddle on
+    every input set, else why not (the first line of OpenVINO's error, or the comparison's)."""
     try:
-        run = compile_openvino(model)
-    except Exception as e:  # noqa: BLE001 - OpenVINO reports refusals as RuntimeError
-        return f"OpenVINO refuses the model: {_ov_message(e)}"
-    for inputs, wants in io_sets:
+        results = run_file(path, [dict(zip(names, inputs)) for inputs, _ in io_sets], cpu)
+    except OpenVinoRefused as e:
+        return f"OpenVINO refuses the model: {e}"
+    except OpenVinoFailed as e:
+        return f"OpenVINO fails running it: {e}"
+    except OpenVinoCrashed as e:
+        return f"OpenVINO crashes the process ({e})"
+    for (inputs, wants), gots in zip(io_sets, results):
         shape = f", input {list(inputs[0].shape)}" if len(io_sets) > 1 else ""
-        try:
-            gots = run(inputs)
-        except Exception as e:  # noqa: BLE001
-            return f"OpenVINO fails running it{shape}: {_ov_message(e)}"
         try:
             compare_all(f"{name}[OpenVINO{shape}]", gots, wants, rtol, atol, scaled_atol, compare_outputs)
         except AssertionError as e:
@@ -249,42 +246,42 @@ def _openvino_outcome(name: str, model: ir.Model | onnx.ModelProto, io_sets, rto
     return None
 
 
-def _ov_message(e: Exception) -> str:
-    """OpenVINO's message without its source-location preamble lines."""
-    lines = [ln for ln in str(e).splitlines() if ln.strip() and not ln.startswith("Exception from src/")]
-    return " ".join(lines)[:1500] or type(e).__name__
-
-
 def check_openvino(name: str, model: ir.Model | None, proto: onnx.ModelProto | None, io_sets,
                    rtol: float, atol: float, scaled_atol: bool = False,
                    compare_outputs: Callable | None = None) -> None:
-    """Run the model (``proto`` is its serialized form) in OpenVINO and compare with Paddle,
-    or check that the failure is the one ``runtime_notes.OPENVINO_LIMITS`` lists for
-    ``name``. Fails on an unlisted failure and on a listing that is stale (OpenVINO now
-    passes, or fails otherwise)."""
+    """Run the model (``proto`` is its serialized form) in OpenVINO on every CPU class this
+    machine can run (its own and, capped, each lower one: ``harness.cpu.openvino_cpu_classes``)
+    and compare with Paddle, or check that the failure is the one
+    ``runtime_notes.OPENVINO_LIMITS`` lists for ``name`` on that class. Fails on an unlisted
+    failure and on a listing that is stale (OpenVINO now passes, or fails otherwise)."""
     if model is None or proto is None:
         return
-    limit = openvino_limit(name)
-    if limit is not None and limit.kind == "crashes":
-        outcome = _openvino_outcome_in_child(name, proto, io_sets, rtol, atol, scaled_atol)
-    else:
-        outcome = _openvino_outcome(name, model, io_sets, rtol, atol, scaled_atol, compare_outputs)
-    if os.environ.get("PD2ONNX_RUNTIME_RECORD"):
-        record_constructs(os.environ["PD2ONNX_RUNTIME_RECORD"], name, proto, outcome)
     where = "pd2onnx/convert/runtime_notes.py OPENVINO_LIMITS"
-    if limit is None:
-        assert outcome is None, (
-            f"{name}: {outcome}\n(ONNX Runtime equals Paddle; make the mapper's form one that OpenVINO "
-            f"computes alike, or list the case with the OpenVINO limitation that stops it in {where})"
-        )
-        return
-    assert outcome is not None, (
-        f"{name} is listed in {where} ({limit.key}) but OpenVINO now runs it and equals Paddle: "
-        "remove it from the listing"
-    )
-    assert re.search(limit.match, outcome), (
-        f"{name} is listed in {where} ({limit.key}: /{limit.match}/) but fails otherwise: {outcome}"
-    )
+    with tempfile.TemporaryDirectory() as tmp:
+        path = save_for_openvino(model, tmp)
+        names = graph_input_names(model)
+        for k, cpu in enumerate(openvino_cpu_classes()):
+            outcome = _openvino_outcome(name, path, names, io_sets, rtol, atol, scaled_atol, compare_outputs, cpu)
+            if k == 0 and os.environ.get("PD2ONNX_RUNTIME_RECORD"):
+                record_constructs(os.environ["PD2ONNX_RUNTIME_RECORD"], name, proto, outcome)
+            on = f"on {cpu} kernels" + ("" if k == 0 else f" (capped: ONEDNN_MAX_CPU_ISA={CPU_CLASSES[cpu]})")
+            limit, listed = openvino_limit(name, cpu), openvino_limit(name)
+            if limit is None:
+                also = f" (listed as {listed.key} for {', '.join(listed.cpus)} only)" if listed else ""
+                assert outcome is None, (
+                    f"{name}, OpenVINO {on}: {outcome}{also}\n(ONNX Runtime equals Paddle; make the mapper's "
+                    f"form one that OpenVINO computes alike on every CPU class, or list the case with the "
+                    f"OpenVINO limitation that stops it, and the CPU classes it shows on, in {where})"
+                )
+                continue
+            assert outcome is not None, (
+                f"{name} is listed in {where} ({limit.key}) but OpenVINO {on} now runs it and equals "
+                "Paddle: remove it from the listing" + (" or narrow its CPU classes" if k else "")
+            )
+            assert re.search(limit.match, outcome), (
+                f"{name} is listed in {where} ({limit.key}: /{limit.match}/) but OpenVINO {on} fails "
+                f"otherwise: {outcome}"
+            )
 
 
 def record_constructs(path: str, name: str, proto: onnx.ModelProto, outcome: str | None) -> None:
@@ -322,36 +319,6 @@ def record_constructs(path: str, name: str, proto: onnx.ModelProto, outcome: str
     with open(path, "a") as f:
         f.write(json.dumps({"case": name, "opset": opset, "ops": sorted(ops), "types": names,
                             "openvino": outcome or "ok"}) + "\n")
-
-
-_CHILD = """
-import pickle, sys
-sys.path.insert(0, sys.argv[2])
-from harness.check import _openvino_outcome
-import onnx
-args = pickle.load(open(sys.argv[1], "rb"))
-args[1] = onnx.load_from_string(args[1])
-print(repr(_openvino_outcome(*args)))
-"""
-
-
-def _openvino_outcome_in_child(name, proto, io_sets, rtol, atol, scaled_atol) -> str | None:
-    """``_openvino_outcome`` in a child process, for a case listed because OpenVINO crashes
-    the process on it: the crash is the outcome."""
-    import pickle
-
-    tests = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    with tempfile.TemporaryDirectory() as tmp:
-        args = os.path.join(tmp, "args.pkl")
-        with open(args, "wb") as f:
-            pickle.dump([name, proto.SerializeToString(), io_sets, rtol, atol, scaled_atol], f)
-        proc = subprocess.run([sys.executable, "-c", _CHILD, args, tests], capture_output=True, text=True,
-                              timeout=600)
-    if proc.returncode != 0:
-        return f"OpenVINO crashes the process (exit code {proc.returncode}): {proc.stderr.strip()[-300:]}"
-    import ast
-
-    return ast.literal_eval(proc.stdout.strip().splitlines()[-1])
 
 
 def check_built(built, optimize_at: int | None = 17) -> list[int]:

@@ -11,6 +11,7 @@ outputs are the reference and the rendering is checked against them.
 from __future__ import annotations
 
 import functools
+import os
 
 # op -> the CPU flag (as /proc/cpuinfo spells it) its Paddle 3.3 CPU kernel needs
 PADDLE_KERNEL_NEEDS = {
@@ -48,3 +49,39 @@ def int8_dot_saturates() -> bool:
     and activations (documented by OpenVINO as the "saturation issue" of pre-VNNI CPUs)."""
     flags = cpu_flags()
     return "sse2" in flags and not flags & {"avx512_vnni", "avx_vnni"}
+
+
+def native_cpu_class() -> str:
+    """The class of ``runtime_notes.CPU_CLASSES`` this CPU belongs to (by its flags): the
+    kernels OpenVINO's CPU plugin picks here uncapped. ``"older"`` below AVX2."""
+    flags = cpu_flags()
+    core = {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags
+    if core and {"amx_tile", "amx_bf16"} <= flags:
+        return "amx"
+    if core and "avx512_bf16" in flags:
+        return "avx512_bf16"
+    if core:
+        return "avx512"
+    if {"avx2", "fma"} <= flags:
+        return "avx2"
+    return "older"
+
+
+def openvino_cpu_classes() -> list[str]:
+    """The CPU classes the OpenVINO checks run under here, the machine's own first: it and
+    every lower class of ``CPU_CLASSES`` (capped with ONEDNN_MAX_CPU_ISA). The environment
+    variable ``PD2ONNX_OPENVINO_CPUS`` (comma-separated class names, or ``native``) narrows
+    that; a class above this CPU's cannot be run and is an error."""
+    from pd2onnx.convert.runtime_notes import CPU_CLASSES
+
+    native = native_cpu_class()
+    order = list(CPU_CLASSES)
+    runnable = [native] + ([c for c in reversed(order[: order.index(native)])] if native in order else [])
+    asked = os.environ.get("PD2ONNX_OPENVINO_CPUS", "").strip()
+    if not asked:
+        return runnable
+    chosen = [native if c.strip() == "native" else c.strip() for c in asked.split(",") if c.strip()]
+    unknown = [c for c in chosen if c not in runnable]
+    if unknown:
+        raise RuntimeError(f"PD2ONNX_OPENVINO_CPUS asks for {unknown}: this CPU ({native}) runs {runnable}")
+    return list(dict.fromkeys(chosen))

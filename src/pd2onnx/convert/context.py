@@ -51,17 +51,35 @@ def _yield_targets(program, yield_op, k: int) -> list:
     return [v for v in found if v is not None]
 
 
+# Greater(a, b) is written as Less(b, a), GreaterOrEqual(a, b) as LessOrEqual(b, a): the same
+# values by the ONNX spec, but OpenVINO's CPU plugin computes Greater and GreaterOrEqual as
+# "not less-or-equal" on AVX-512 (and SSE4.1) kernels, true where either side is NaN, while
+# its Less and LessOrEqual are right on every instruction set (probed with oneDNN's
+# ONEDNN_MAX_CPU_ISA caps; docs/runtimes.md). ONNX Runtime runs both forms alike.
+_SWAPPED = {"Greater": "Less", "GreaterOrEqual": "LessOrEqual"}
+
+
 class OpBuilder:
     """``ctx.op.Relu(x)``; ``ctx.op.Split(x, axis=0, _outputs=2)`` returns a tuple.
 
     Keyword arguments are ONNX attributes; ``None``-valued ones are left out. ``None``
-    inputs stand for omitted optional inputs.
+    inputs stand for omitted optional inputs. ``Greater``/``GreaterOrEqual`` are emitted as
+    ``Less``/``LessOrEqual`` with the operands swapped (``_SWAPPED``).
     """
 
     def __init__(self, ctx: OpContext):
         self._ctx = ctx
 
     def __getattr__(self, op_type: str):
+        if op_type in _SWAPPED:
+            swapped = _SWAPPED[op_type]
+
+            def build_swapped(a: ir.Value, b: ir.Value) -> ir.Value:
+                return self._ctx.emit(swapped, (b, a), {}, 1, "")
+
+            build_swapped.__name__ = op_type
+            return build_swapped
+
         def build(*inputs: ir.Value | None, _outputs: int = 1, _domain: str = "", **attrs: Any):
             return self._ctx.emit(op_type, inputs, attrs, _outputs, _domain)
 

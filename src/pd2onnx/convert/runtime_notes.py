@@ -19,6 +19,17 @@ from dataclasses import dataclass
 OPENVINO_VERSION = "2026.4.1"  # the version the listing was measured with
 OPENVINO_OPSET = 17  # the default opset: OpenVINO runs what a default conversion writes
 
+# The x86-64 CPU classes OpenVINO's CPU plugin picks kernels by (its oneDNN's instruction-set
+# levels), lowest first, each with the ONEDNN_MAX_CPU_ISA value that caps the plugin there:
+# the tests run OpenVINO on the machine's own class and capped to each lower one
+# (tests/harness/openvino_run.py), so a difference on another CPU shows where code is written.
+CPU_CLASSES: dict[str, str] = {
+    "avx2": "AVX2",  # Haswell to Alder Lake client CPUs, AMD Zen 1-3
+    "avx512": "AVX512_CORE",  # Skylake-SP and later Xeons (VNNI from Cascade Lake)
+    "avx512_bf16": "AVX512_CORE_BF16",  # Cooper Lake, AMD Zen 4 and 5
+    "amx": "AVX512_CORE_AMX",  # Sapphire Rapids and later Xeons
+}
+
 
 @dataclass(frozen=True)
 class Limit:
@@ -30,6 +41,10 @@ class Limit:
     why: str  # what OpenVINO does, the evidence, and why pd2onnx cannot route around it
     cases: tuple[str, ...]
     pending: str = ""  # not OpenVINO's: the change of ours expected to remove it (then empty)
+    cpus: tuple[str, ...] = ()  # the CPU_CLASSES it shows on (empty: every one)
+
+    def holds_on(self, cpu: str) -> bool:
+        return not self.cpus or cpu in self.cpus
 
 
 def _both(*names: str) -> tuple[str, ...]:
@@ -179,10 +194,10 @@ OPENVINO_LIMITS: tuple[Limit, ...] = (
 )
 
 
-def openvino_limit(case_id: str) -> Limit | None:
-    """The limitation listed for a test case, if any."""
+def openvino_limit(case_id: str, cpu: str | None = None) -> Limit | None:
+    """The limitation listed for a test case (on the CPU class ``cpu``, if given), if any."""
     for limit in OPENVINO_LIMITS:
-        if case_id in limit.cases:
+        if case_id in limit.cases and (cpu is None or limit.holds_on(cpu)):
             return limit
     return None
 
