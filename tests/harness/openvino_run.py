@@ -14,6 +14,7 @@ are chosen from the CPU's flags alone (a build-time choice otherwise).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import pickle
@@ -114,6 +115,12 @@ def on_cpu(cpu: str) -> Iterator[None]:
         yield
     finally:
         _default_cpu.pop()
+
+
+@atexit.register
+def _close_all() -> None:
+    for child in _children.values():
+        child.close()
 
 
 def _child(cpu: str) -> _Child:
