@@ -3,6 +3,7 @@ onnx.checker on every file before it is renamed into place."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -35,6 +36,21 @@ def check_writable(path: str) -> None:
         raise UsageError("the output directory does not exist", file=path, hint="create it first")
     if not os.access(directory, os.W_OK):
         raise UsageError("the output directory is not writable", file=path, hint="choose another output path")
+
+
+def write_text(path: str, text: str) -> None:
+    """Write a text file (a report) through a temporary name beside it: never a partial file."""
+    check_writable(path)
+    path = os.path.abspath(path)
+    fd, tmp = tempfile.mkstemp(prefix=".pd2onnx-", suffix=".tmp", dir=os.path.dirname(path))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def save_model(model: ir.Model, path: str, external_data: bool | str | None = None) -> list[str]:

@@ -155,8 +155,17 @@ class VerifyReport:
         }
 
     def write_json(self, path: str) -> None:
-        with open(path, "w") as f:
-            json.dump(self.to_json(), f, indent=1)
+        from pd2onnx.onnx_io import write_text
+
+        write_text(path, json.dumps(self.to_json(), indent=1))
+
+    def write_html(self, path: str) -> None:
+        """``verify --html``: the report as one self-contained page (``verification/report_page.py``;
+        not ``html.py``: the Paddle worker runs with this folder first on its path, where a
+        module of that name hides the standard library's)."""
+        from pd2onnx.verification import report_page
+
+        report_page.write(dict(self.to_json(), summary=self.summary()), path, f"pd2onnx verify: {self.onnx_source}")
 
 
 def _fmt(x: float) -> str:
