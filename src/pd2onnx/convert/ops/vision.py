@@ -32,6 +32,7 @@ from pd2onnx.convert.registry import mapper
 from pd2onnx.paddle.program import Op
 
 INTERP_OPS = ("nearest_interp", "bilinear_interp", "bicubic_interp", "linear_interp", "trilinear_interp")
+LINEAR_METHODS = ("linear", "bilinear", "trilinear")
 _TENSOR_SLOTS = ("out_size", "size_tensor", "scale_tensor")
 
 F32 = np.float32
@@ -89,6 +90,8 @@ class Plan:
     in_static: list[int] | None  # spatial input dims when all static
     sizes: list[int] | ir.Value | None = None  # from a size argument (int64)
     scales: list[float] | ir.Value | None = None  # from a scale argument (float32)
+    # out = int(in * scale) in double (Paddle 3 keeps the scale attribute in double) or float32
+    double_sizes: bool = False
 
 
 def _scale_tensor(ctx: OpContext, n: int) -> list[float] | ir.Value:
@@ -125,6 +128,7 @@ def make_plan(ctx: OpContext, method: str, n: int, x_shape: tuple[int, ...]) -> 
         return plan
     if scales is not None:
         plan.scales = scales
+        plan.double_sizes = isinstance(scales, list) and not ctx.has_input("scale_tensor") and not ctx.paddle2_semantics
         return plan
     attrs = [int(ctx.attr(k, -1)) for k in ("out_d", "out_h", "out_w")][3 - n :]
     if any(a <= 0 for a in attrs):
@@ -138,6 +142,8 @@ def static_out(plan: Plan) -> list[int] | None:
     if isinstance(plan.sizes, list):
         return plan.sizes
     if isinstance(plan.scales, list) and plan.in_static is not None:
+        if plan.double_sizes:
+            return [int(i * s) for i, s in zip(plan.in_static, plan.scales)]
         return [int(F32(i) * F32(s)) for i, s in zip(plan.in_static, plan.scales)]
     return None
 
@@ -169,9 +175,16 @@ def _out_sizes_value(ctx: OpContext, plan: Plan, x: ir.Value) -> ir.Value:
     """Spatial output sizes as an int64 tensor (runtime)."""
     if plan.sizes is not None:
         return plan.sizes if isinstance(plan.sizes, ir.Value) else ctx.const_i64(plan.sizes)
-    in_f = ctx.cast(_spatial_dims(ctx, x, plan.n), "float32", "int64")
-    scales = plan.scales if isinstance(plan.scales, ir.Value) else ctx.const(np.asarray(plan.scales, F32))
-    return ctx.cast(ctx.op.Floor(ctx.op.Mul(in_f, scales)), "int64", "float32")
+    # Paddle 3: int(in * scale) in double, which decides sizes such as 700 * 1.3 = 910 (909 in
+    # float32) and 90 * 0.7 = 62 (the product rounds below the integer); OpenVINO computes float64
+    # in float32 (runtime_notes: float64-as-float32)
+    ftype = "float64" if plan.double_sizes else "float32"
+    in_f = ctx.cast(_spatial_dims(ctx, x, plan.n), ftype, "int64")
+    if isinstance(plan.scales, ir.Value):
+        scales = plan.scales
+    else:
+        scales = ctx.const(np.asarray(plan.scales, np.float64 if plan.double_sizes else F32))
+    return ctx.cast(ctx.op.Floor(ctx.op.Mul(in_f, scales)), "int64", ftype)
 
 
 def _copies_input(plan: Plan) -> bool | None:
@@ -514,6 +527,11 @@ def interpolate(ctx: OpContext) -> None:
         y = _west_gather(ctx, plan, xc)
     elif dtype == "uint8" and method in ("linear", "bilinear", "trilinear"):
         y = _uint8_linear(ctx, plan, xc, cf_shape)
+    elif method in LINEAR_METHODS and dtype in ("float32", "float64") and _gathers_linear(plan):
+        y = linear_gather(ctx, plan, xc, dtype)
+    elif method in LINEAR_METHODS and dtype in ("float32", "float64") and _runtime_sizes(plan) \
+            and not linear_resize_exact(plan):
+        y = linear_gather_runtime(ctx, plan, xc, dtype)
     else:
         # float types without a Resize kernel (float64, bfloat16) are computed in float32 by the
         # legalization pass; integers other than these would change meaning there
@@ -532,19 +550,166 @@ def _axis_ratio(in_dim: int, out_dim: int, scale: float | None, align: bool) -> 
     return F32(1.0 / scale) if scale is not None else F32(in_dim) / F32(out_dim)
 
 
-def linear_axis_np(in_dim: int, out_dim: int, scale: float | None, align: bool, align_mode: int):
+def half_pixel_in_double(method: str, axis: int, paddle2: bool) -> bool:
+    """Whether Paddle's half-pixel source coordinate ``ratio * (k + 0.5) - 0.5`` of this axis is
+    rounded once from double arithmetic (as the kernel source writes it) or computed in float32
+    (``fl(fl(ratio * fl(k + 0.5)) - 0.5)``). The compiled kernels differ, measured on every
+    axis with one-hot inputs: Paddle 3.3's linear and bilinear-height loops use double, its
+    bilinear-width and trilinear loops float32; Paddle 2.6 uses float32 everywhere. The two
+    differ in the last bit of the coordinate at a few positions in a thousand, which a sharp
+    edge turns into 3e-5 of its height at coordinates above 256."""
+    if paddle2:
+        return False
+    return method == "linear" or (method == "bilinear" and axis == 0)
+
+
+def linear_axis_np(in_dim: int, out_dim: int, scale: float | None, align: bool, align_mode: int,
+                   double: bool = True):
     """Paddle's linear-family neighbours and float32 weights for one axis: (low index, high
-    index, low weight, high weight), as its CPU kernels compute them."""
+    index, low weight, high weight), as its CPU kernels compute them: the low index truncates
+    the unrounded coordinate (double or float32, ``half_pixel_in_double``), the weight is the
+    float32 coordinate minus it (half-pixel coordinates clamped at 0)."""
     ratio = _axis_ratio(in_dim, out_dim, scale, align)
-    half = align_mode == 0 and not align
     k = np.arange(out_dim)
-    src = np.float64(ratio) * (k + 0.5) - 0.5  # double, as the kernel
-    step = ratio * k.astype(F32)  # float32
-    lo = np.maximum(np.trunc(src if half else step.astype(np.float64)).astype(np.int64), 0)
+    if align_mode == 0 and not align:
+        if double:
+            exact = np.float64(ratio) * (k + 0.5) - 0.5
+            src = exact.astype(F32)
+        else:
+            src = (ratio * (k + 0.5).astype(F32) - F32(0.5)).astype(F32)
+            exact = src.astype(np.float64)
+        src = np.maximum(src, F32(0))
+    else:
+        src = (ratio * k.astype(F32)).astype(F32)
+        exact = src.astype(np.float64)
+    lo = np.minimum(np.maximum(np.trunc(exact).astype(np.int64), 0), in_dim - 1)
     hi = np.minimum(lo + 1, in_dim - 1)
-    src_f = np.maximum(src.astype(F32), F32(0))
-    w_hi = (src_f - lo.astype(F32)) if half else (step - lo.astype(F32))
-    return lo, hi, (F32(1) - w_hi).astype(F32), w_hi.astype(F32)
+    w_hi = (src - lo.astype(F32)).astype(F32)
+    return lo, hi, (F32(1) - w_hi).astype(F32), w_hi
+
+
+def _plan_axis_np(ctx: OpContext, plan: Plan, j: int, out_dim: int):
+    """linear_axis_np for axis j of a plan with static sizes, in the arithmetic of the Paddle
+    that wrote the file."""
+    scale = None if plan.scales is None else plan.scales[j]
+    double = half_pixel_in_double(plan.method, j, ctx.paddle2_semantics)
+    return linear_axis_np(plan.in_static[j], out_dim, scale, plan.align_corners, plan.align_mode, double)
+
+
+def linear_resize_exact(plan: Plan) -> bool:
+    """Whether ONNX Resize computes Paddle's source coordinates exactly, in any runtime's
+    arithmetic: every axis keeps its size or has a power-of-two ratio (then the step, the
+    half-pixel shift and the scale are exact binary fractions). Other ratios cannot be
+    expressed: Resize divides ``(k + 0.5) / scale`` (ONNX Runtime: one float32 division with
+    scale = out / in), Paddle multiplies by its rounded ratio ``in / out``, and no float32 scale
+    gives the same roundings at every position (searched over the neighbours of 1 / ratio)."""
+    out = static_out(plan)
+    if isinstance(plan.scales, list) and not plan.align_corners and (out is None or plan.in_static is None):
+        # a constant scale on a runtime size: exact when every 1 / scale is a power of two
+        return all(_is_pow2(s) and float(F32(1.0 / s)) == 1.0 / s for s in plan.scales)
+    if out is None or plan.in_static is None:
+        return False
+    for j, (i, o) in enumerate(zip(plan.in_static, out)):
+        if i == o:
+            continue
+        scale = None if plan.scales is None else plan.scales[j]
+        ratio = float(_axis_ratio(i, o, scale, plan.align_corners))
+        if not _is_pow2(ratio):
+            return False
+        onnx_ratio = (i - 1) / (o - 1) if plan.align_corners else (1 / scale if scale is not None else i / o)
+        if onnx_ratio != ratio:
+            return False
+    return True
+
+
+def _gathers_linear(plan: Plan) -> bool:
+    """Static sizes whose coordinates Resize cannot reproduce exactly (and no copy)."""
+    out = static_out(plan)
+    if out is None or plan.in_static is None or out == plan.in_static:
+        return False
+    return not linear_resize_exact(plan)
+
+
+def _runtime_sizes(plan: Plan) -> bool:
+    return static_out(plan) is None or plan.in_static is None
+
+
+def linear_gather_runtime(ctx: OpContext, plan: Plan, x: ir.Value, dtype: str) -> ir.Value:
+    """linear/bilinear/trilinear to sizes known only at run time: the graph computes Paddle's
+    float32 ratio (``_nearest_ratios``: an exact integer division), each axis' coordinates in
+    Paddle's arithmetic (float32, or float64 rounded once where ``half_pixel_in_double``), the
+    neighbours and weights, then Gathers and weighted sums as ``linear_gather``."""
+    dims = _spatial_dims(ctx, x, plan.n)
+    outs = static_out(plan)
+    outs_v = ctx.const_i64(outs) if outs is not None else _out_sizes_value(ctx, plan, x)
+    ratios = _nearest_ratios(ctx, plan, dims, outs_v)
+    one = ctx.const_i64([1])
+    if not plan.align_corners:  # an output size of 1 reads index 0 (Paddle's ratio 0)
+        ratios = ctx.op.Where(ctx.op.Greater(outs_v, one), ratios, ctx.const(np.zeros(plan.n, F32)))
+    if plan.scales is not None and _copies_input(plan) is None:  # Paddle copies when no size changes
+        ratios = ctx.op.Where(_all_same_size(ctx, plan, x), ctx.const(np.ones(plan.n, F32)), ratios)
+    wtype = "float64" if dtype == "float64" else "float32"
+    half = plan.align_mode == 0 and not plan.align_corners
+    y = x
+    for j in _gather_order(plan):
+        in_j = ctx.reshape(ctx.slice(dims, [j], [j + 1], [0]), [])
+        out_j = ctx.reshape(ctx.slice(outs_v, [j], [j + 1], [0]), [])
+        ratio = ctx.reshape(ctx.slice(ratios, [j], [j + 1], [0]), [])
+        k = _arange(ctx, out_j, "interpolation to a runtime size")
+        # neighbours clamped in float (integer Min/Max need opset 12; sizes are exact in float32)
+        if half and half_pixel_in_double(plan.method, j, ctx.paddle2_semantics):
+            kd = ctx.op.Add(ctx.cast(k, "float64", "int64"), ctx.const(0.5, "float64"))
+            exact = ctx.op.Sub(ctx.op.Mul(ctx.cast(ratio, "float64", "float32"), kd), ctx.const(0.5, "float64"))
+            src = ctx.cast(exact, "float32", "float64")
+            low_f = ctx.cast(ctx.op.Floor(exact), "float32", "float64")
+        else:
+            kf = ctx.cast(k, "float32", "int64")
+            if half:
+                # the product rounded before the shift: a Max between them keeps OpenVINO from
+                # fusing Mul and Sub into one multiply-add (rounded once, as Paddle 3.3's double axes)
+                prod = ctx.op.Max(ctx.op.Mul(ratio, ctx.op.Add(kf, ctx.const(0.5, "float32"))), ctx.const(0.0, "float32"))
+                src = ctx.op.Sub(prod, ctx.const(0.5, "float32"))
+            else:
+                src = ctx.op.Mul(ratio, kf)
+            low_f = ctx.op.Floor(src)
+        last = ctx.cast(ctx.op.Sub(in_j, ctx.const(np.int64(1))), "float32", "int64")
+        low_f = ctx.op.Min(ctx.op.Max(low_f, ctx.const(0.0, "float32")), last)
+        high_f = ctx.op.Min(ctx.op.Add(low_f, ctx.const(1.0, "float32")), last)
+        low, high = ctx.cast(low_f, "int64", "float32"), ctx.cast(high_f, "int64", "float32")
+        src = ctx.op.Max(src, ctx.const(0.0, "float32"))
+        w_hi = ctx.op.Sub(src, low_f)
+        w_lo = ctx.op.Sub(ctx.const(1.0, "float32"), w_hi)
+        trail = list(range(1, plan.n - j))
+        if trail:
+            w_hi, w_lo = ctx.unsqueeze(w_hi, trail), ctx.unsqueeze(w_lo, trail)
+        if wtype == "float64":
+            w_hi, w_lo = ctx.cast(w_hi, "float64", "float32"), ctx.cast(w_lo, "float64", "float32")
+        y = ctx.op.Add(ctx.op.Mul(ctx.op.Gather(y, low, axis=2 + j), w_lo),
+                       ctx.op.Mul(ctx.op.Gather(y, high, axis=2 + j), w_hi))
+    return y
+
+
+def linear_gather(ctx: OpContext, plan: Plan, x: ir.Value, dtype: str) -> ir.Value:
+    """linear/bilinear/trilinear with static sizes as Paddle computes it: per axis, Gathers of the
+    low and high neighbours Paddle picks, weighted by its float32 weights
+    (``low * (1 - w) + high * w``; the axes one after another, which equals Paddle's sum of
+    corner products within float rounding of the values)."""
+    out = static_out(plan)
+    wtype = np.float64 if dtype == "float64" else F32
+    y = x
+    for j in _gather_order(plan):
+        lo, hi, w_lo, w_hi = _plan_axis_np(ctx, plan, j, out[j])
+        if plan.in_static[j] == out[j] and np.array_equal(lo, np.arange(out[j])) and not w_hi.any():
+            continue
+        shape = [out[j]] + [1] * (plan.n - 1 - j)
+        low = ctx.op.Gather(y, ctx.const(lo), axis=2 + j)
+        if not w_hi.any():
+            y = low
+            continue
+        high = ctx.op.Gather(y, ctx.const(hi), axis=2 + j)
+        y = ctx.op.Add(ctx.op.Mul(low, ctx.const(w_lo.astype(wtype).reshape(shape))),
+                       ctx.op.Mul(high, ctx.const(w_hi.astype(wtype).reshape(shape))))
+    return y
 
 
 def _corner_order(n: int) -> list[tuple[int, ...]]:
@@ -569,9 +734,8 @@ def _uint8_linear(ctx: OpContext, plan: Plan, x: ir.Value, x_shape: tuple[int, .
         return x
     n = plan.n
     axes = []
-    for j, (i, o) in enumerate(zip(plan.in_static, out_static)):
-        scale = None if plan.scales is None else plan.scales[j]
-        lo, hi, w_lo, w_hi = linear_axis_np(i, o, scale, plan.align_corners, plan.align_mode)
+    for j, o in enumerate(out_static):
+        lo, hi, w_lo, w_hi = _plan_axis_np(ctx, plan, j, o)
         shape = [o] + [1] * (n - 1 - j)
         axes.append(((lo, hi), (ctx.const(w_lo.reshape(shape)), ctx.const(w_hi.reshape(shape)))))
     gathered: dict[tuple[int, ...], ir.Value] = {(): ctx.cast(x, "float32", "uint8")}
