@@ -634,6 +634,35 @@ def _runtime_sizes(plan: Plan) -> bool:
     return static_out(plan) is None or plan.in_static is None
 
 
+def _lerp_axis(ctx: OpContext, y: ir.Value, axis: int, rank: int, low: ir.Value, high: ir.Value,
+               w_lo: ir.Value, w_hi: ir.Value) -> ir.Value:
+    """``y[low] * w_lo + y[high] * w_hi`` along ``axis`` (1-D indices and weights). ONNX Runtime's
+    Gather copies element by element along the last axis and whole rows along the others, so
+    the last axis is moved in front of the channels for its Gathers (two Transposes, 3x faster
+    than the element Gathers on 3x480x640 -> 712x488 and 64x80x80 -> 200x200)."""
+    last = axis == rank - 1
+    if last:
+        perm = [0, axis, *range(1, axis)]
+        y = ctx.op.Transpose(y, perm=perm)
+        axis = 1
+    trail = list(range(1, rank - axis))
+    w_lo, w_hi = ctx.unsqueeze(w_lo, trail), ctx.unsqueeze(w_hi, trail)
+    y = ctx.op.Add(ctx.op.Mul(ctx.op.Gather(y, low, axis=axis), w_lo),
+                   ctx.op.Mul(ctx.op.Gather(y, high, axis=axis), w_hi))
+    if last:
+        y = ctx.op.Transpose(y, perm=[int(i) for i in np.argsort(perm)])
+    return y
+
+
+def _linear_order(plan: Plan) -> list[int]:
+    """Axes in the order of their passes: the most shrinking first (each pass costs its output);
+    axis order when the sizes are known only at run time."""
+    out = static_out(plan)
+    if out is None or plan.in_static is None:
+        return list(range(plan.n))
+    return sorted(range(plan.n), key=lambda j: out[j] / plan.in_static[j])
+
+
 def linear_gather_runtime(ctx: OpContext, plan: Plan, x: ir.Value, dtype: str) -> ir.Value:
     """linear/bilinear/trilinear to sizes known only at run time: the graph computes Paddle's
     float32 ratio (``_nearest_ratios``: an exact integer division), each axis' coordinates in
@@ -651,7 +680,7 @@ def linear_gather_runtime(ctx: OpContext, plan: Plan, x: ir.Value, dtype: str) -
     wtype = "float64" if dtype == "float64" else "float32"
     half = plan.align_mode == 0 and not plan.align_corners
     y = x
-    for j in _gather_order(plan):
+    for j in _linear_order(plan):
         in_j = ctx.reshape(ctx.slice(dims, [j], [j + 1], [0]), [])
         out_j = ctx.reshape(ctx.slice(outs_v, [j], [j + 1], [0]), [])
         ratio = ctx.reshape(ctx.slice(ratios, [j], [j + 1], [0]), [])
@@ -679,13 +708,9 @@ def linear_gather_runtime(ctx: OpContext, plan: Plan, x: ir.Value, dtype: str) -
         src = ctx.op.Max(src, ctx.const(0.0, "float32"))
         w_hi = ctx.op.Sub(src, low_f)
         w_lo = ctx.op.Sub(ctx.const(1.0, "float32"), w_hi)
-        trail = list(range(1, plan.n - j))
-        if trail:
-            w_hi, w_lo = ctx.unsqueeze(w_hi, trail), ctx.unsqueeze(w_lo, trail)
         if wtype == "float64":
             w_hi, w_lo = ctx.cast(w_hi, "float64", "float32"), ctx.cast(w_lo, "float64", "float32")
-        y = ctx.op.Add(ctx.op.Mul(ctx.op.Gather(y, low, axis=2 + j), w_lo),
-                       ctx.op.Mul(ctx.op.Gather(y, high, axis=2 + j), w_hi))
+        y = _lerp_axis(ctx, y, 2 + j, 2 + plan.n, low, high, w_lo, w_hi)
     return y
 
 
@@ -697,18 +722,15 @@ def linear_gather(ctx: OpContext, plan: Plan, x: ir.Value, dtype: str) -> ir.Val
     out = static_out(plan)
     wtype = np.float64 if dtype == "float64" else F32
     y = x
-    for j in _gather_order(plan):
+    for j in _linear_order(plan):
         lo, hi, w_lo, w_hi = _plan_axis_np(ctx, plan, j, out[j])
         if plan.in_static[j] == out[j] and np.array_equal(lo, np.arange(out[j])) and not w_hi.any():
             continue
-        shape = [out[j]] + [1] * (plan.n - 1 - j)
-        low = ctx.op.Gather(y, ctx.const(lo), axis=2 + j)
         if not w_hi.any():
-            y = low
+            y = ctx.op.Gather(y, ctx.const(lo), axis=2 + j)
             continue
-        high = ctx.op.Gather(y, ctx.const(hi), axis=2 + j)
-        y = ctx.op.Add(ctx.op.Mul(low, ctx.const(w_lo.astype(wtype).reshape(shape))),
-                       ctx.op.Mul(high, ctx.const(w_hi.astype(wtype).reshape(shape))))
+        y = _lerp_axis(ctx, y, 2 + j, 2 + plan.n, ctx.const(lo), ctx.const(hi),
+                       ctx.const(w_lo.astype(wtype)), ctx.const(w_hi.astype(wtype)))
     return y
 
 
