@@ -357,6 +357,34 @@ def vision_bilinear_edges_size_of(paddle, rng):
     return fn, [_edges(rng, 1, 480, 640, 2), _x(rng, 1, 712, 488, 1)], [(1, None, None, 2), (1, None, None, 1)]
 
 
+@case("bicubic_interp", name="vision_bicubic_edges", **_EDGE_TOL)
+def vision_bicubic_edges(paddle, rng):
+    """Bicubic reads four taps per axis from the same coordinates (clamped at the borders, a = -0.75)."""
+    return _linear_variants(paddle, "bicubic", [712, 488], [1.3, 0.7], "NCHW"), [_edges(rng, 1, 2, 480, 640)]
+
+
+@case("bicubic_interp", name="vision_bicubic_edges_dynamic", **_EDGE_TOL)
+def vision_bicubic_edges_dynamic(paddle, rng):
+    f = paddle.nn.functional.interpolate
+
+    def fn(x):
+        return f(x, size=[712, 488], mode="bicubic"), f(x, size=[712, 488], mode="bicubic", align_corners=True)
+
+    return fn, [_edges(rng, 1, 2, 480, 640)], [(1, 2, None, None)]
+
+
+@case("bicubic_interp", name="vision_bicubic_edges_dynamic_scale", **_EDGE_TOL)
+def vision_bicubic_edges_dynamic_scale(paddle, rng):
+    """A constant scale on a runtime size: the coordinate is computed in float64 in the graph."""
+    return _interp(paddle, scale_factor=[1.3, 0.7], mode="bicubic"), [_edges(rng, 1, 2, 480, 640)], [(1, 2, None, None)]
+
+
+@case("bicubic_interp", name="vision_bicubic_to_one")
+def vision_bicubic_to_one(paddle, rng):
+    """An output size of 1 reads coordinate -0.5 (Paddle's ratio 0; no clamping in bicubic)."""
+    return _interp(paddle, size=[1, 3], mode="bicubic"), [_x(rng, 1, 2, 5, 7)], [(1, 2, None, None)]
+
+
 @case("linear_interp", name="vision_linear_edges", **_EDGE_TOL)
 def vision_linear_edges(paddle, rng):
     return _linear_variants(paddle, "linear", [1000], [1.3], "NCW"), [_edges(rng, 1, 2, 700)]

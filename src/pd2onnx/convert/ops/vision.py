@@ -527,11 +527,11 @@ def interpolate(ctx: OpContext) -> None:
         y = _west_gather(ctx, plan, xc)
     elif dtype == "uint8" and method in ("linear", "bilinear", "trilinear"):
         y = _uint8_linear(ctx, plan, xc, cf_shape)
-    elif method in LINEAR_METHODS and dtype in ("float32", "float64") and _gathers_linear(plan):
-        y = linear_gather(ctx, plan, xc, dtype)
-    elif method in LINEAR_METHODS and dtype in ("float32", "float64") and _runtime_sizes(plan) \
+    elif method != "nearest" and dtype in ("float32", "float64") and _gathers_linear(plan):
+        y = (bicubic_gather if method == "bicubic" else linear_gather)(ctx, plan, xc, dtype)
+    elif method != "nearest" and dtype in ("float32", "float64") and _runtime_sizes(plan) \
             and not linear_resize_exact(plan):
-        y = linear_gather_runtime(ctx, plan, xc, dtype)
+        y = (bicubic_gather_runtime if method == "bicubic" else linear_gather_runtime)(ctx, plan, xc, dtype)
     else:
         # float types without a Resize kernel (float64, bfloat16) are computed in float32 by the
         # legalization pass; integers other than these would change meaning there
@@ -636,22 +636,30 @@ def _runtime_sizes(plan: Plan) -> bool:
 
 def _lerp_axis(ctx: OpContext, y: ir.Value, axis: int, rank: int, low: ir.Value, high: ir.Value,
                w_lo: ir.Value, w_hi: ir.Value) -> ir.Value:
-    """``y[low] * w_lo + y[high] * w_hi`` along ``axis`` (1-D indices and weights). ONNX Runtime's
-    Gather copies element by element along the last axis and whole rows along the others, so
-    the last axis is moved in front of the channels for its Gathers (two Transposes, 3x faster
-    than the element Gathers on 3x480x640 -> 712x488 and 64x80x80 -> 200x200)."""
+    """``y[low] * w_lo + y[high] * w_hi`` along ``axis`` (1-D indices and weights)."""
+    return _weighted_axis(ctx, y, axis, rank, [(low, w_lo), (high, w_hi)])
+
+
+def _weighted_axis(ctx: OpContext, y: ir.Value, axis: int, rank: int,
+                   taps: list[tuple[ir.Value, ir.Value]]) -> ir.Value:
+    """Sum of ``y[index] * weight`` along ``axis`` over the taps (1-D indices and weights, added
+    in order). ONNX Runtime's Gather copies element by element along the last axis and whole
+    rows along the others, so the last axis is moved in front of the channels for its Gathers
+    (two Transposes: 3x faster than element Gathers on 3x480x640 -> 712x488 and 64x80x80 ->
+    200x200)."""
     last = axis == rank - 1
     if last:
         perm = [0, axis, *range(1, axis)]
         y = ctx.op.Transpose(y, perm=perm)
         axis = 1
     trail = list(range(1, rank - axis))
-    w_lo, w_hi = ctx.unsqueeze(w_lo, trail), ctx.unsqueeze(w_hi, trail)
-    y = ctx.op.Add(ctx.op.Mul(ctx.op.Gather(y, low, axis=axis), w_lo),
-                   ctx.op.Mul(ctx.op.Gather(y, high, axis=axis), w_hi))
+    total = None
+    for index, weight in taps:
+        term = ctx.op.Mul(ctx.op.Gather(y, index, axis=axis), ctx.unsqueeze(weight, trail))
+        total = term if total is None else ctx.op.Add(total, term)
     if last:
-        y = ctx.op.Transpose(y, perm=[int(i) for i in np.argsort(perm)])
-    return y
+        total = ctx.op.Transpose(total, perm=[int(i) for i in np.argsort(perm)])
+    return total
 
 
 def _linear_order(plan: Plan) -> list[int]:
@@ -663,20 +671,36 @@ def _linear_order(plan: Plan) -> list[int]:
     return sorted(range(plan.n), key=lambda j: out[j] / plan.in_static[j])
 
 
+def _half_pixel_f64(ctx: OpContext, ratio: ir.Value, k: ir.Value) -> ir.Value:
+    """ratio * (k + 0.5) - 0.5 in float64 (float32 ratio, int64 k), written as
+    (2k + 1) * (ratio / 2) - 0.5: no constant is added before the multiplication, which
+    OpenVINO would distribute over it ((x + a) * b -> x * b + a * b, another rounding) when the
+    ratio is a constant."""
+    odd = ctx.cast(ctx.op.Add(ctx.op.Add(k, k), ctx.const(np.int64(1))), "float64", "int64")
+    half = ctx.op.Mul(ctx.cast(ratio, "float64", "float32"), ctx.const(0.5, "float64"))
+    return ctx.op.Sub(ctx.op.Mul(odd, half), ctx.const(0.5, "float64"))
+
+
+def _runtime_ratios(ctx: OpContext, plan: Plan, x: ir.Value, dims: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """Spatial output sizes (int64 [n]) and Paddle's float32 ratios for runtime sizes: 0 for an
+    output size of 1 (without align_corners), 1 where Paddle copies the input."""
+    outs = static_out(plan)
+    outs_v = ctx.const_i64(outs) if outs is not None else _out_sizes_value(ctx, plan, x)
+    ratios = _nearest_ratios(ctx, plan, dims, outs_v)
+    if not plan.align_corners:
+        ratios = ctx.op.Where(ctx.op.Greater(outs_v, ctx.const_i64([1])), ratios, ctx.const(np.zeros(plan.n, F32)))
+    if plan.scales is not None and _copies_input(plan) is None:  # Paddle copies when no size changes
+        ratios = ctx.op.Where(_all_same_size(ctx, plan, x), ctx.const(np.ones(plan.n, F32)), ratios)
+    return outs_v, ratios
+
+
 def linear_gather_runtime(ctx: OpContext, plan: Plan, x: ir.Value, dtype: str) -> ir.Value:
     """linear/bilinear/trilinear to sizes known only at run time: the graph computes Paddle's
     float32 ratio (``_nearest_ratios``: an exact integer division), each axis' coordinates in
     Paddle's arithmetic (float32, or float64 rounded once where ``half_pixel_in_double``), the
     neighbours and weights, then Gathers and weighted sums as ``linear_gather``."""
     dims = _spatial_dims(ctx, x, plan.n)
-    outs = static_out(plan)
-    outs_v = ctx.const_i64(outs) if outs is not None else _out_sizes_value(ctx, plan, x)
-    ratios = _nearest_ratios(ctx, plan, dims, outs_v)
-    one = ctx.const_i64([1])
-    if not plan.align_corners:  # an output size of 1 reads index 0 (Paddle's ratio 0)
-        ratios = ctx.op.Where(ctx.op.Greater(outs_v, one), ratios, ctx.const(np.zeros(plan.n, F32)))
-    if plan.scales is not None and _copies_input(plan) is None:  # Paddle copies when no size changes
-        ratios = ctx.op.Where(_all_same_size(ctx, plan, x), ctx.const(np.ones(plan.n, F32)), ratios)
+    outs_v, ratios = _runtime_ratios(ctx, plan, x, dims)
     wtype = "float64" if dtype == "float64" else "float32"
     half = plan.align_mode == 0 and not plan.align_corners
     y = x
@@ -687,8 +711,7 @@ def linear_gather_runtime(ctx: OpContext, plan: Plan, x: ir.Value, dtype: str) -
         k = _arange(ctx, out_j, "interpolation to a runtime size")
         # neighbours clamped in float (integer Min/Max need opset 12; sizes are exact in float32)
         if half and half_pixel_in_double(plan.method, j, ctx.paddle2_semantics):
-            kd = ctx.op.Add(ctx.cast(k, "float64", "int64"), ctx.const(0.5, "float64"))
-            exact = ctx.op.Sub(ctx.op.Mul(ctx.cast(ratio, "float64", "float32"), kd), ctx.const(0.5, "float64"))
+            exact = _half_pixel_f64(ctx, ratio, k)
             src = ctx.cast(exact, "float32", "float64")
             low_f = ctx.cast(ctx.op.Floor(exact), "float32", "float64")
         else:
@@ -805,6 +828,99 @@ def _west_gather(ctx: OpContext, plan: Plan, x: ir.Value) -> ir.Value:
     scale = None if plan.scales is None else plan.scales[0]
     idx = linear_west_indices_np(i, o, scale, plan.align_corners, plan.align_mode)
     return ctx.op.Gather(x, ctx.const(idx), axis=2)
+
+
+# ---------------------------------------------------------------------- bicubic (exact)
+CUBIC_A = F32(-0.75)
+
+
+def _cubic_near(t):
+    """Paddle's cubic_convolution1 (|x| <= 1), in the dtype of t (float32 numpy or not)."""
+    return ((CUBIC_A + F32(2)) * t - (CUBIC_A + F32(3))) * t * t + F32(1)
+
+
+def _cubic_far(t):
+    """Paddle's cubic_convolution2 (1 < |x| < 2)."""
+    return ((CUBIC_A * t - F32(5) * CUBIC_A) * t + F32(8) * CUBIC_A) * t - F32(4) * CUBIC_A
+
+
+def bicubic_axis_np(in_dim: int, out_dim: int, scale: float | None, align: bool):
+    """Paddle's bicubic taps for one axis: indices [4, out] (clamped to the input) and float32
+    coefficients [4, out]. The coordinate is ``ratio * k`` (float32) with align_corners, else
+    ``ratio * (k + 0.5) - 0.5`` in double rounded to float32 (both Paddle builds, measured); no
+    clamping at 0: an output size of 1 reads coordinate -0.5."""
+    ratio = _axis_ratio(in_dim, out_dim, scale, align)
+    k = np.arange(out_dim)
+    if align:
+        src = (ratio * k.astype(F32)).astype(F32)
+    else:
+        src = (np.float64(ratio) * (k + 0.5) - 0.5).astype(F32)
+    base = np.floor(src)
+    t = (src - base).astype(F32)
+    one = F32(1)
+    weights = np.stack([_cubic_far(t + one), _cubic_near(t), _cubic_near(one - t), _cubic_far((one - t) + one)])
+    index = np.clip(base.astype(np.int64)[None, :] + np.arange(-1, 3)[:, None], 0, in_dim - 1)
+    return index, weights.astype(F32)
+
+
+def bicubic_gather(ctx: OpContext, plan: Plan, x: ir.Value, dtype: str) -> ir.Value:
+    """bicubic with static sizes as Paddle computes it: per axis, four Gathers of the taps Paddle
+    reads weighted by its float32 coefficients (the axes one after another: Paddle's 4 x 4 sum
+    within float rounding)."""
+    out = static_out(plan)
+    wtype = np.float64 if dtype == "float64" else F32
+    y = x
+    for j in _linear_order(plan):
+        scale = None if plan.scales is None else plan.scales[j]
+        index, weights = bicubic_axis_np(plan.in_static[j], out[j], scale, plan.align_corners)
+        taps = [(ctx.const(index[t]), ctx.const(weights[t].astype(wtype))) for t in range(4)]
+        y = _weighted_axis(ctx, y, 2 + j, 2 + plan.n, taps)
+    return y
+
+
+def bicubic_gather_runtime(ctx: OpContext, plan: Plan, x: ir.Value, dtype: str) -> ir.Value:
+    """bicubic to sizes known only at run time: ``bicubic_axis_np`` as graph ops."""
+    dims = _spatial_dims(ctx, x, plan.n)
+    outs, ratios = _runtime_ratios(ctx, plan, x, dims)
+    f32 = "float32"
+    one = ctx.const(1.0, f32)
+    y = x
+    for j in _linear_order(plan):
+        in_j = ctx.reshape(ctx.slice(dims, [j], [j + 1], [0]), [])
+        out_j = ctx.reshape(ctx.slice(outs, [j], [j + 1], [0]), [])
+        ratio = ctx.reshape(ctx.slice(ratios, [j], [j + 1], [0]), [])
+        k = _arange(ctx, out_j, "bicubic interpolation to a runtime size")
+        if plan.align_corners:
+            src = ctx.op.Mul(ratio, ctx.cast(k, f32, "int64"))
+        else:
+            exact = _half_pixel_f64(ctx, ratio, k)
+            src = ctx.cast(exact, f32, "float64")
+        base = ctx.op.Floor(src)
+        t = ctx.op.Sub(src, base)
+        u = ctx.op.Sub(one, t)
+        coeffs = [_cubic_graph(ctx, ctx.op.Add(t, one), far=True), _cubic_graph(ctx, t, far=False),
+                  _cubic_graph(ctx, u, far=False), _cubic_graph(ctx, ctx.op.Add(u, one), far=True)]
+        last = ctx.cast(ctx.op.Sub(in_j, ctx.const(np.int64(1))), f32, "int64")
+        taps = []
+        for tap, weight in zip(range(-1, 3), coeffs):
+            pos = ctx.op.Min(ctx.op.Max(ctx.op.Add(base, ctx.const(float(tap), f32)), ctx.const(0.0, f32)), last)
+            if dtype == "float64":
+                weight = ctx.cast(weight, "float64", f32)
+            taps.append((ctx.cast(pos, "int64", f32), weight))
+        y = _weighted_axis(ctx, y, 2 + j, 2 + plan.n, taps)
+    return y
+
+
+def _cubic_graph(ctx: OpContext, t: ir.Value, far: bool) -> ir.Value:
+    """_cubic_near / _cubic_far as float32 graph ops."""
+    def c(v):
+        return ctx.const(float(v), "float32")
+
+    if far:
+        inner = ctx.op.Add(ctx.op.Mul(ctx.op.Sub(ctx.op.Mul(c(CUBIC_A), t), c(F32(5) * CUBIC_A)), t), c(F32(8) * CUBIC_A))
+        return ctx.op.Sub(ctx.op.Mul(inner, t), c(F32(4) * CUBIC_A))
+    inner = ctx.op.Sub(ctx.op.Mul(c(CUBIC_A + F32(2)), t), c(CUBIC_A + F32(3)))
+    return ctx.op.Add(ctx.op.Mul(ctx.op.Mul(inner, t), t), c(1))
 
 
 # ---------------------------------------------------------------------- grid_sample
