@@ -36,8 +36,10 @@ CASES = {
     "bilinear x2.5 (scale)": ((1, 64, 80, 80), False, dict(scale_factor=2.5, mode="bilinear")),
     "bilinear size of another tensor": ((1, 64, 80, 80), True, dict(size_of=(200, 200), mode="bilinear")),
     "bilinear x2 (scale, dynamic)": ((1, 64, 80, 80), True, dict(scale_factor=2, mode="bilinear")),
-    "bilinear 480x640->712x488 (size, UVDoc)": ((1, 3, 480, 640), False, dict(size=[712, 488], mode="bilinear")),
-    "bilinear 480x640->712x488 (size, dynamic)": ((1, 3, 480, 640), True, dict(size=[712, 488], mode="bilinear")),
+    "bilinear 480x640->712x488 (size, UVDoc)": (
+        (1, 3, 480, 640), False, dict(size=[712, 488], mode="bilinear")),
+    "bilinear 480x640->712x488 (size, dynamic)": (
+        (1, 3, 480, 640), True, dict(size=[712, 488], mode="bilinear")),
     "bilinear 80->200 (size)": ((1, 64, 80, 80), False, dict(size=[200, 200], mode="bilinear")),
     "bilinear 200->80 (size)": ((1, 64, 200, 200), False, dict(size=[80, 80], mode="bilinear")),
     "linear 700->1000 (size)": ((1, 64, 700), False, dict(size=[1000], mode="linear", data_format="NCW")),
@@ -94,7 +96,8 @@ def main() -> None:
 
     core = ov.Core()
     print(f"pd2onnx from {os.path.dirname(pd2onnx.__file__)}; onnxruntime {ort.__version__}, openvino {ov.__version__}")
-    print("| case | ONNX form | ONNX Runtime ms (1 thread) | max diff / range ONNX Runtime | max diff / range OpenVINO |")
+    print("| case | ONNX form | ONNX Runtime ms (1 thread) | max diff / range ONNX Runtime "
+          "| max diff / range OpenVINO |")
     print("|---|---|---|---|---|")
     for name, (shape, dynamic, kwargs) in CASES.items():
         if args.only and not any(s in name for s in args.only.split(",")):

@@ -6,18 +6,20 @@ Paddle's interpolation kernels (phi ``interpolate_kernel``), per spatial axis:
   ``out = int(float(in) * scale)``) > the ``out_d/out_h/out_w`` attributes; when every
   spatial size is unchanged the input is copied, whatever the scale;
 - ratio (float32): 0 when out == 1; ``(in-1)/(out-1)`` with align_corners; else ``1/scale``
-  (double division) with a scale, ``in/out`` without;
+  (double division) with a scale, ``in/out`` without; output sizes from a scale attribute are
+  ``int(in * scale)`` in double in Paddle 3, in float32 in Paddle 2;
 - nearest: ``int(ratio*k)``, or ``int(ratio*k + 0.5)`` with align_corners;
 - linear/bilinear/trilinear: half-pixel with negative coordinates clamped (align_mode 0) or
-  ``ratio*k`` (align_mode 1); bicubic: half-pixel (no clamping), a = -0.75.
+  ``ratio*k`` (align_mode 1); bicubic: half-pixel (no clamping), a = -0.75. The half-pixel
+  coordinate is rounded once from double or computed in float32 depending on the kernel and
+  the Paddle build (``half_pixel_in_double``).
 
-Linear and cubic map to ONNX Resize (continuous in the coordinate, so float rounding of the
-ratio is harmless). Nearest picks an index with floor/round, where ONNX's ``x / (out/in)``
-and Paddle's ``k * (in/out)`` disagree at integer boundaries (e.g. 14 -> 2), so nearest uses
-Resize only where it picks Paddle's index at every position (``nearest_resize_ok``: ratios
-that are powers of two, and exactly written ones checked at conversion time) and otherwise
-Gathers the indices Paddle computes (constants when the sizes are static). Both forms give
-the same result in ONNX Runtime and OpenVINO (docs/runtimes.md); Resize is the faster one.
+ONNX Resize divides by out/in where Paddle multiplies by its float32 ratio in/out: last-bit
+coordinate differences that a sharp edge turns into 3e-5 of its height. So Resize is used only
+where it is exact in every runtime (power-of-two ratios; nearest: ``nearest_resize_ok``), and
+otherwise Gathers of the neighbours (taps) Paddle reads, weighted by its float32 weights:
+constants for static sizes, graph ops for runtime sizes (docs/interpolation.md). Both forms
+give the same result in ONNX Runtime and OpenVINO (docs/runtimes.md); Resize is the faster one.
 """
 
 from __future__ import annotations
@@ -128,7 +130,8 @@ def make_plan(ctx: OpContext, method: str, n: int, x_shape: tuple[int, ...]) -> 
         return plan
     if scales is not None:
         plan.scales = scales
-        plan.double_sizes = isinstance(scales, list) and not ctx.has_input("scale_tensor") and not ctx.paddle2_semantics
+        from_attr = isinstance(scales, list) and not ctx.has_input("scale_tensor")
+        plan.double_sizes = from_attr and not ctx.paddle2_semantics
         return plan
     attrs = [int(ctx.attr(k, -1)) for k in ("out_d", "out_h", "out_w")][3 - n :]
     if any(a <= 0 for a in attrs):
@@ -688,7 +691,8 @@ def _runtime_ratios(ctx: OpContext, plan: Plan, x: ir.Value, dims: ir.Value) -> 
     outs_v = ctx.const_i64(outs) if outs is not None else _out_sizes_value(ctx, plan, x)
     ratios = _nearest_ratios(ctx, plan, dims, outs_v)
     if not plan.align_corners:
-        ratios = ctx.op.Where(ctx.op.Greater(outs_v, ctx.const_i64([1])), ratios, ctx.const(np.zeros(plan.n, F32)))
+        wide = ctx.op.Greater(outs_v, ctx.const_i64([1]))
+        ratios = ctx.op.Where(wide, ratios, ctx.const(np.zeros(plan.n, F32)))
     if plan.scales is not None and _copies_input(plan) is None:  # Paddle copies when no size changes
         ratios = ctx.op.Where(_all_same_size(ctx, plan, x), ctx.const(np.ones(plan.n, F32)), ratios)
     return outs_v, ratios
@@ -719,7 +723,8 @@ def linear_gather_runtime(ctx: OpContext, plan: Plan, x: ir.Value, dtype: str) -
             if half:
                 # the product rounded before the shift: a Max between them keeps OpenVINO from
                 # fusing Mul and Sub into one multiply-add (rounded once, as Paddle 3.3's double axes)
-                prod = ctx.op.Max(ctx.op.Mul(ratio, ctx.op.Add(kf, ctx.const(0.5, "float32"))), ctx.const(0.0, "float32"))
+                prod = ctx.op.Mul(ratio, ctx.op.Add(kf, ctx.const(0.5, "float32")))
+                prod = ctx.op.Max(prod, ctx.const(0.0, "float32"))
                 src = ctx.op.Sub(prod, ctx.const(0.5, "float32"))
             else:
                 src = ctx.op.Mul(ratio, kf)
@@ -858,7 +863,8 @@ def bicubic_axis_np(in_dim: int, out_dim: int, scale: float | None, align: bool)
     base = np.floor(src)
     t = (src - base).astype(F32)
     one = F32(1)
-    weights = np.stack([_cubic_far(t + one), _cubic_near(t), _cubic_near(one - t), _cubic_far((one - t) + one)])
+    u = (one - t).astype(F32)
+    weights = np.stack([_cubic_far(t + one), _cubic_near(t), _cubic_near(u), _cubic_far(u + one)])
     index = np.clip(base.astype(np.int64)[None, :] + np.arange(-1, 3)[:, None], 0, in_dim - 1)
     return index, weights.astype(F32)
 
@@ -903,7 +909,8 @@ def bicubic_gather_runtime(ctx: OpContext, plan: Plan, x: ir.Value, dtype: str) 
         last = ctx.cast(ctx.op.Sub(in_j, ctx.const(np.int64(1))), f32, "int64")
         taps = []
         for tap, weight in zip(range(-1, 3), coeffs):
-            pos = ctx.op.Min(ctx.op.Max(ctx.op.Add(base, ctx.const(float(tap), f32)), ctx.const(0.0, f32)), last)
+            pos = ctx.op.Max(ctx.op.Add(base, ctx.const(float(tap), f32)), ctx.const(0.0, f32))
+            pos = ctx.op.Min(pos, last)
             if dtype == "float64":
                 weight = ctx.cast(weight, "float64", f32)
             taps.append((ctx.cast(pos, "int64", f32), weight))
@@ -917,7 +924,8 @@ def _cubic_graph(ctx: OpContext, t: ir.Value, far: bool) -> ir.Value:
         return ctx.const(float(v), "float32")
 
     if far:
-        inner = ctx.op.Add(ctx.op.Mul(ctx.op.Sub(ctx.op.Mul(c(CUBIC_A), t), c(F32(5) * CUBIC_A)), t), c(F32(8) * CUBIC_A))
+        inner = ctx.op.Sub(ctx.op.Mul(c(CUBIC_A), t), c(F32(5) * CUBIC_A))
+        inner = ctx.op.Add(ctx.op.Mul(inner, t), c(F32(8) * CUBIC_A))
         return ctx.op.Sub(ctx.op.Mul(inner, t), c(F32(4) * CUBIC_A))
     inner = ctx.op.Sub(ctx.op.Mul(c(CUBIC_A + F32(2)), t), c(CUBIC_A + F32(3)))
     return ctx.op.Add(ctx.op.Mul(ctx.op.Mul(inner, t), t), c(1))
