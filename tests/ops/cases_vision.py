@@ -306,6 +306,129 @@ def vision_linear_family_uint8(paddle, rng):
     return fn, [u8(2, 3, 8), u8(2, 3, 4, 6), u8(1, 3, 2, 2, 4)]
 
 
+# ---------------------------------------------------------------------- Paddle's coordinates, sharp edges
+# Paddle computes each source coordinate from its float32 ratio (ratio * (k + 0.5) - 0.5);
+# ONNX Resize divides by out / in instead. On an image of sharp edges (pixels 0 or 255) a
+# last-bit difference of a coordinate above 256 is a value difference of 3e-5 of the range, so
+# these cases allow 1e-5 of the range and nothing relative. 480 x 640 -> 712 x 488 is the
+# resize of UVDoc, the document-unwarping model where the difference was seen.
+_EDGE_TOL = dict(rtol=0.0, atol=1e-5, scaled_atol=True)
+
+
+def _edges(rng, *shape):
+    return (rng.integers(0, 2, shape) * 255).astype("float32")
+
+
+def _linear_variants(paddle, mode, size, scale, fmt):
+    f = paddle.nn.functional.interpolate
+
+    def fn(x):
+        return (
+            f(x, size=size, mode=mode, data_format=fmt),
+            f(x, scale_factor=scale, mode=mode, data_format=fmt),
+            f(x, size=size, mode=mode, align_corners=True, data_format=fmt),
+            f(x, size=size, mode=mode, align_mode=1, data_format=fmt),
+            f(x, scale_factor=scale, mode=mode, align_mode=1, data_format=fmt),
+        )
+
+    return fn
+
+
+@case("bilinear_interp", name="vision_bilinear_edges", **_EDGE_TOL)
+def vision_bilinear_edges(paddle, rng):
+    """Output size and scale (1.3 x 0.7), align_corners, align_mode 0 and 1, static shapes."""
+    return _linear_variants(paddle, "bilinear", [712, 488], [1.3, 0.7], "NCHW"), [_edges(rng, 1, 2, 480, 640)]
+
+
+@case("bilinear_interp", name="vision_bilinear_edges_dynamic", **_EDGE_TOL)
+def vision_bilinear_edges_dynamic(paddle, rng):
+    """The same on an input of runtime height and width (the graph computes the coordinates)."""
+    fn = _linear_variants(paddle, "bilinear", [712, 488], [1.3, 0.7], "NCHW")
+    return fn, [_edges(rng, 1, 2, 480, 640)], [(1, 2, None, None)]
+
+
+@case("bilinear_interp", name="vision_bilinear_edges_size_of", **_EDGE_TOL)
+def vision_bilinear_edges_size_of(paddle, rng):
+    """The output size read from another tensor at run time (NHWC)."""
+
+    def fn(x, y):
+        return paddle.nn.functional.interpolate(x, size=paddle.shape(y)[1:3], mode="bilinear", data_format="NHWC")
+
+    return fn, [_edges(rng, 1, 480, 640, 2), _x(rng, 1, 712, 488, 1)], [(1, None, None, 2), (1, None, None, 1)]
+
+
+@case("bicubic_interp", name="vision_bicubic_edges", **_EDGE_TOL)
+def vision_bicubic_edges(paddle, rng):
+    """Bicubic reads four taps per axis from the same coordinates (clamped at the borders, a = -0.75)."""
+    return _linear_variants(paddle, "bicubic", [712, 488], [1.3, 0.7], "NCHW"), [_edges(rng, 1, 2, 480, 640)]
+
+
+@case("bicubic_interp", name="vision_bicubic_edges_dynamic", **_EDGE_TOL)
+def vision_bicubic_edges_dynamic(paddle, rng):
+    f = paddle.nn.functional.interpolate
+
+    def fn(x):
+        return f(x, size=[712, 488], mode="bicubic"), f(x, size=[712, 488], mode="bicubic", align_corners=True)
+
+    return fn, [_edges(rng, 1, 2, 480, 640)], [(1, 2, None, None)]
+
+
+@case("bicubic_interp", name="vision_bicubic_edges_dynamic_scale", **_EDGE_TOL)
+def vision_bicubic_edges_dynamic_scale(paddle, rng):
+    """A constant scale on a runtime size: the coordinate is computed in float64 in the graph."""
+    return _interp(paddle, scale_factor=[1.3, 0.7], mode="bicubic"), [_edges(rng, 1, 2, 480, 640)], [(1, 2, None, None)]
+
+
+@case("bicubic_interp", name="vision_bicubic_to_one")
+def vision_bicubic_to_one(paddle, rng):
+    """An output size of 1 reads coordinate -0.5 (Paddle's ratio 0; no clamping in bicubic)."""
+    return _interp(paddle, size=[1, 3], mode="bicubic"), [_x(rng, 1, 2, 5, 7)], [(1, 2, None, None)]
+
+
+@case("linear_interp", name="vision_linear_edges", **_EDGE_TOL)
+def vision_linear_edges(paddle, rng):
+    return _linear_variants(paddle, "linear", [1000], [1.3], "NCW"), [_edges(rng, 1, 2, 700)]
+
+
+@case("linear_interp", name="vision_linear_edges_dynamic", **_EDGE_TOL)
+def vision_linear_edges_dynamic(paddle, rng):
+    """Scale 1.45: the output size is the same in float32 and double (see the next case)."""
+    return _linear_variants(paddle, "linear", [1000], [1.45], "NCW"), [_edges(rng, 1, 2, 700)], [(1, 2, None)]
+
+
+def _double_sizes(paddle):
+    f = paddle.nn.functional.interpolate
+
+    def fn(x, y):
+        return f(x, scale_factor=1.3, mode="linear", data_format="NCW"), f(y, scale_factor=0.7, mode="linear", data_format="NCW")
+
+    return fn
+
+
+@case("linear_interp", name="vision_linear_scale_size_double")
+def vision_linear_scale_size_double(paddle, rng):
+    """Output size int(in * scale): Paddle 3 multiplies in double (700 x 1.3 = 910, 90 x 0.7 = 62),
+    Paddle 2.6 in float32 (909 and 63)."""
+    return _double_sizes(paddle), [_x(rng, 1, 2, 700), _x(rng, 1, 2, 90)]
+
+
+@case("linear_interp", name="vision_linear_scale_size_double_dynamic")
+def vision_linear_scale_size_double_dynamic(paddle, rng):
+    return _double_sizes(paddle), [_x(rng, 1, 2, 700), _x(rng, 1, 2, 90)], [(1, 2, None), (1, 2, None)]
+
+
+@case("trilinear_interp", name="vision_trilinear_edges", **_EDGE_TOL)
+def vision_trilinear_edges(paddle, rng):
+    fn = _linear_variants(paddle, "trilinear", [47, 333, 71], [1.3, 0.7, 1.7], "NCDHW")
+    return fn, [_edges(rng, 1, 1, 30, 400, 50)]
+
+
+@case("trilinear_interp", name="vision_trilinear_edges_dynamic", **_EDGE_TOL)
+def vision_trilinear_edges_dynamic(paddle, rng):
+    fn = _linear_variants(paddle, "trilinear", [47, 333, 71], [1.3, 0.7, 1.7], "NCDHW")
+    return fn, [_edges(rng, 1, 1, 30, 400, 50)], [(1, 1, None, None, None)]
+
+
 # ---------------------------------------------------------------------- grid_sample
 def _grid_case(paddle, rng, mode, padding_mode, align_corners):
     def fn(x, grid):

@@ -79,8 +79,15 @@ OPENVINO_LIMITS: tuple[Limit, ...] = (
         "The CPU plugin computes float64 in float32: -1e300 becomes -3.4e38 (saturated), 1e-300 "
         "becomes 0, 1 + 2^-40 becomes 1. The cases test float64 values outside float32 (isinf of "
         "1e300, nonzero of 1e-300, the magnitude of 3e30 - 4e30j, whose squares pd2onnx sums in "
-        "float64 as Paddle's hypot does).",
-        _both("lg_isnan_isinf_isfinite_float64", "nonzero_dtypes", "complex_abs_angle"),
+        "float64 as Paddle's hypot does). Paddle 3 sizes an interpolation by a scale attribute as "
+        "int(in * scale) in double (700 x 1.3 = 910; 909 in float32): to runtime input sizes pd2onnx "
+        "multiplies in float64, which OpenVINO rounds to float32. Bicubic's source coordinate "
+        "ratio * (k + 0.5) - 0.5 is rounded once from double in Paddle; for runtime sizes pd2onnx "
+        "computes it in float64, which OpenVINO rounds twice in float32 (one float32 step off at "
+        "coordinates just above a power of two, e.g. 256.43 at column 179 of 640 x 0.7).",
+        _both("lg_isnan_isinf_isfinite_float64", "nonzero_dtypes", "complex_abs_angle",
+              "vision_bicubic_edges_dynamic_scale")
+        + ("vision_linear_scale_size_double_dynamic[pir]",),
     ),
     Limit(
         "nan-to-bool", "differs", _DIFFERS,

@@ -6,18 +6,20 @@ Paddle's interpolation kernels (phi ``interpolate_kernel``), per spatial axis:
   ``out = int(float(in) * scale)``) > the ``out_d/out_h/out_w`` attributes; when every
   spatial size is unchanged the input is copied, whatever the scale;
 - ratio (float32): 0 when out == 1; ``(in-1)/(out-1)`` with align_corners; else ``1/scale``
-  (double division) with a scale, ``in/out`` without;
+  (double division) with a scale, ``in/out`` without; output sizes from a scale attribute are
+  ``int(in * scale)`` in double in Paddle 3, in float32 in Paddle 2;
 - nearest: ``int(ratio*k)``, or ``int(ratio*k + 0.5)`` with align_corners;
 - linear/bilinear/trilinear: half-pixel with negative coordinates clamped (align_mode 0) or
-  ``ratio*k`` (align_mode 1); bicubic: half-pixel (no clamping), a = -0.75.
+  ``ratio*k`` (align_mode 1); bicubic: half-pixel (no clamping), a = -0.75. The half-pixel
+  coordinate is rounded once from double or computed in float32 depending on the kernel and
+  the Paddle build (``half_pixel_in_double``).
 
-Linear and cubic map to ONNX Resize (continuous in the coordinate, so float rounding of the
-ratio is harmless). Nearest picks an index with floor/round, where ONNX's ``x / (out/in)``
-and Paddle's ``k * (in/out)`` disagree at integer boundaries (e.g. 14 -> 2), so nearest uses
-Resize only where it picks Paddle's index at every position (``nearest_resize_ok``: ratios
-that are powers of two, and exactly written ones checked at conversion time) and otherwise
-Gathers the indices Paddle computes (constants when the sizes are static). Both forms give
-the same result in ONNX Runtime and OpenVINO (docs/runtimes.md); Resize is the faster one.
+ONNX Resize divides by out/in where Paddle multiplies by its float32 ratio in/out: last-bit
+coordinate differences that a sharp edge turns into 3e-5 of its height. So Resize is used only
+where it is exact in every runtime (power-of-two ratios; nearest: ``nearest_resize_ok``), and
+otherwise Gathers of the neighbours (taps) Paddle reads, weighted by its float32 weights:
+constants for static sizes, graph ops for runtime sizes (docs/interpolation.md). Both forms
+give the same result in ONNX Runtime and OpenVINO (docs/runtimes.md); Resize is the faster one.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from pd2onnx.convert.registry import mapper
 from pd2onnx.paddle.program import Op
 
 INTERP_OPS = ("nearest_interp", "bilinear_interp", "bicubic_interp", "linear_interp", "trilinear_interp")
+LINEAR_METHODS = ("linear", "bilinear", "trilinear")
 _TENSOR_SLOTS = ("out_size", "size_tensor", "scale_tensor")
 
 F32 = np.float32
@@ -89,6 +92,8 @@ class Plan:
     in_static: list[int] | None  # spatial input dims when all static
     sizes: list[int] | ir.Value | None = None  # from a size argument (int64)
     scales: list[float] | ir.Value | None = None  # from a scale argument (float32)
+    # out = int(in * scale) in double (Paddle 3 keeps the scale attribute in double) or float32
+    double_sizes: bool = False
 
 
 def _scale_tensor(ctx: OpContext, n: int) -> list[float] | ir.Value:
@@ -125,6 +130,8 @@ def make_plan(ctx: OpContext, method: str, n: int, x_shape: tuple[int, ...]) -> 
         return plan
     if scales is not None:
         plan.scales = scales
+        from_attr = isinstance(scales, list) and not ctx.has_input("scale_tensor")
+        plan.double_sizes = from_attr and not ctx.paddle2_semantics
         return plan
     attrs = [int(ctx.attr(k, -1)) for k in ("out_d", "out_h", "out_w")][3 - n :]
     if any(a <= 0 for a in attrs):
@@ -138,6 +145,8 @@ def static_out(plan: Plan) -> list[int] | None:
     if isinstance(plan.sizes, list):
         return plan.sizes
     if isinstance(plan.scales, list) and plan.in_static is not None:
+        if plan.double_sizes:
+            return [int(i * s) for i, s in zip(plan.in_static, plan.scales)]
         return [int(F32(i) * F32(s)) for i, s in zip(plan.in_static, plan.scales)]
     return None
 
@@ -169,9 +178,16 @@ def _out_sizes_value(ctx: OpContext, plan: Plan, x: ir.Value) -> ir.Value:
     """Spatial output sizes as an int64 tensor (runtime)."""
     if plan.sizes is not None:
         return plan.sizes if isinstance(plan.sizes, ir.Value) else ctx.const_i64(plan.sizes)
-    in_f = ctx.cast(_spatial_dims(ctx, x, plan.n), "float32", "int64")
-    scales = plan.scales if isinstance(plan.scales, ir.Value) else ctx.const(np.asarray(plan.scales, F32))
-    return ctx.cast(ctx.op.Floor(ctx.op.Mul(in_f, scales)), "int64", "float32")
+    # Paddle 3: int(in * scale) in double, which decides sizes such as 700 * 1.3 = 910 (909 in
+    # float32) and 90 * 0.7 = 62 (the product rounds below the integer); OpenVINO computes float64
+    # in float32 (runtime_notes: float64-as-float32)
+    ftype = "float64" if plan.double_sizes else "float32"
+    in_f = ctx.cast(_spatial_dims(ctx, x, plan.n), ftype, "int64")
+    if isinstance(plan.scales, ir.Value):
+        scales = plan.scales
+    else:
+        scales = ctx.const(np.asarray(plan.scales, np.float64 if plan.double_sizes else F32))
+    return ctx.cast(ctx.op.Floor(ctx.op.Mul(in_f, scales)), "int64", ftype)
 
 
 def _copies_input(plan: Plan) -> bool | None:
@@ -514,6 +530,11 @@ def interpolate(ctx: OpContext) -> None:
         y = _west_gather(ctx, plan, xc)
     elif dtype == "uint8" and method in ("linear", "bilinear", "trilinear"):
         y = _uint8_linear(ctx, plan, xc, cf_shape)
+    elif method != "nearest" and dtype in ("float32", "float64") and _gathers_linear(plan):
+        y = (bicubic_gather if method == "bicubic" else linear_gather)(ctx, plan, xc, dtype)
+    elif method != "nearest" and dtype in ("float32", "float64") and _runtime_sizes(plan) \
+            and not linear_resize_exact(plan):
+        y = (bicubic_gather_runtime if method == "bicubic" else linear_gather_runtime)(ctx, plan, xc, dtype)
     else:
         # float types without a Resize kernel (float64, bfloat16) are computed in float32 by the
         # legalization pass; integers other than these would change meaning there
@@ -532,19 +553,213 @@ def _axis_ratio(in_dim: int, out_dim: int, scale: float | None, align: bool) -> 
     return F32(1.0 / scale) if scale is not None else F32(in_dim) / F32(out_dim)
 
 
-def linear_axis_np(in_dim: int, out_dim: int, scale: float | None, align: bool, align_mode: int):
+def half_pixel_in_double(method: str, axis: int, paddle2: bool) -> bool:
+    """Whether Paddle's half-pixel source coordinate ``ratio * (k + 0.5) - 0.5`` of this axis is
+    rounded once from double arithmetic (as the kernel source writes it) or computed in float32
+    (``fl(fl(ratio * fl(k + 0.5)) - 0.5)``). The compiled kernels differ, measured on every
+    axis with one-hot inputs: Paddle 3.3's linear and bilinear-height loops use double, its
+    bilinear-width and trilinear loops float32; Paddle 2.6 uses float32 everywhere. The two
+    differ in the last bit of the coordinate at a few positions in a thousand, which a sharp
+    edge turns into 3e-5 of its height at coordinates above 256."""
+    if paddle2:
+        return False
+    return method == "linear" or (method == "bilinear" and axis == 0)
+
+
+def linear_axis_np(in_dim: int, out_dim: int, scale: float | None, align: bool, align_mode: int,
+                   double: bool = True):
     """Paddle's linear-family neighbours and float32 weights for one axis: (low index, high
-    index, low weight, high weight), as its CPU kernels compute them."""
+    index, low weight, high weight), as its CPU kernels compute them: the low index truncates
+    the unrounded coordinate (double or float32, ``half_pixel_in_double``), the weight is the
+    float32 coordinate minus it (half-pixel coordinates clamped at 0)."""
     ratio = _axis_ratio(in_dim, out_dim, scale, align)
-    half = align_mode == 0 and not align
     k = np.arange(out_dim)
-    src = np.float64(ratio) * (k + 0.5) - 0.5  # double, as the kernel
-    step = ratio * k.astype(F32)  # float32
-    lo = np.maximum(np.trunc(src if half else step.astype(np.float64)).astype(np.int64), 0)
+    if align_mode == 0 and not align:
+        if double:
+            exact = np.float64(ratio) * (k + 0.5) - 0.5
+            src = exact.astype(F32)
+        else:
+            src = (ratio * (k + 0.5).astype(F32) - F32(0.5)).astype(F32)
+            exact = src.astype(np.float64)
+        src = np.maximum(src, F32(0))
+    else:
+        src = (ratio * k.astype(F32)).astype(F32)
+        exact = src.astype(np.float64)
+    lo = np.minimum(np.maximum(np.trunc(exact).astype(np.int64), 0), in_dim - 1)
     hi = np.minimum(lo + 1, in_dim - 1)
-    src_f = np.maximum(src.astype(F32), F32(0))
-    w_hi = (src_f - lo.astype(F32)) if half else (step - lo.astype(F32))
-    return lo, hi, (F32(1) - w_hi).astype(F32), w_hi.astype(F32)
+    w_hi = (src - lo.astype(F32)).astype(F32)
+    return lo, hi, (F32(1) - w_hi).astype(F32), w_hi
+
+
+def _plan_axis_np(ctx: OpContext, plan: Plan, j: int, out_dim: int):
+    """linear_axis_np for axis j of a plan with static sizes, in the arithmetic of the Paddle
+    that wrote the file."""
+    scale = None if plan.scales is None else plan.scales[j]
+    double = half_pixel_in_double(plan.method, j, ctx.paddle2_semantics)
+    return linear_axis_np(plan.in_static[j], out_dim, scale, plan.align_corners, plan.align_mode, double)
+
+
+def linear_resize_exact(plan: Plan) -> bool:
+    """Whether ONNX Resize computes Paddle's source coordinates exactly, in any runtime's
+    arithmetic: every axis keeps its size or has a power-of-two ratio (then the step, the
+    half-pixel shift and the scale are exact binary fractions). Other ratios cannot be
+    expressed: Resize divides ``(k + 0.5) / scale`` (ONNX Runtime: one float32 division with
+    scale = out / in), Paddle multiplies by its rounded ratio ``in / out``, and no float32 scale
+    gives the same roundings at every position (searched over the neighbours of 1 / ratio)."""
+    out = static_out(plan)
+    if isinstance(plan.scales, list) and not plan.align_corners and (out is None or plan.in_static is None):
+        # a constant scale on a runtime size: exact when every 1 / scale is a power of two
+        return all(_is_pow2(s) and float(F32(1.0 / s)) == 1.0 / s for s in plan.scales)
+    if out is None or plan.in_static is None:
+        return False
+    for j, (i, o) in enumerate(zip(plan.in_static, out)):
+        if i == o:
+            continue
+        scale = None if plan.scales is None else plan.scales[j]
+        ratio = float(_axis_ratio(i, o, scale, plan.align_corners))
+        if not _is_pow2(ratio):
+            return False
+        onnx_ratio = (i - 1) / (o - 1) if plan.align_corners else (1 / scale if scale is not None else i / o)
+        if onnx_ratio != ratio:
+            return False
+    return True
+
+
+def _gathers_linear(plan: Plan) -> bool:
+    """Static sizes whose coordinates Resize cannot reproduce exactly (and no copy)."""
+    out = static_out(plan)
+    if out is None or plan.in_static is None or out == plan.in_static:
+        return False
+    return not linear_resize_exact(plan)
+
+
+def _runtime_sizes(plan: Plan) -> bool:
+    return static_out(plan) is None or plan.in_static is None
+
+
+def _lerp_axis(ctx: OpContext, y: ir.Value, axis: int, rank: int, low: ir.Value, high: ir.Value,
+               w_lo: ir.Value, w_hi: ir.Value) -> ir.Value:
+    """``y[low] * w_lo + y[high] * w_hi`` along ``axis`` (1-D indices and weights)."""
+    return _weighted_axis(ctx, y, axis, rank, [(low, w_lo), (high, w_hi)])
+
+
+def _weighted_axis(ctx: OpContext, y: ir.Value, axis: int, rank: int,
+                   taps: list[tuple[ir.Value, ir.Value]]) -> ir.Value:
+    """Sum of ``y[index] * weight`` along ``axis`` over the taps (1-D indices and weights, added
+    in order). ONNX Runtime's Gather copies element by element along the last axis and whole
+    rows along the others, so the last axis is moved in front of the channels for its Gathers
+    (two Transposes: 3x faster than element Gathers on 3x480x640 -> 712x488 and 64x80x80 ->
+    200x200)."""
+    last = axis == rank - 1
+    if last:
+        perm = [0, axis, *range(1, axis)]
+        y = ctx.op.Transpose(y, perm=perm)
+        axis = 1
+    trail = list(range(1, rank - axis))
+    total = None
+    for index, weight in taps:
+        term = ctx.op.Mul(ctx.op.Gather(y, index, axis=axis), ctx.unsqueeze(weight, trail))
+        total = term if total is None else ctx.op.Add(total, term)
+    if last:
+        total = ctx.op.Transpose(total, perm=[int(i) for i in np.argsort(perm)])
+    return total
+
+
+def _linear_order(plan: Plan) -> list[int]:
+    """Axes in the order of their passes: the most shrinking first (each pass costs its output);
+    axis order when the sizes are known only at run time."""
+    out = static_out(plan)
+    if out is None or plan.in_static is None:
+        return list(range(plan.n))
+    return sorted(range(plan.n), key=lambda j: out[j] / plan.in_static[j])
+
+
+def _half_pixel_f64(ctx: OpContext, ratio: ir.Value, k: ir.Value) -> ir.Value:
+    """ratio * (k + 0.5) - 0.5 in float64 (float32 ratio, int64 k), written as
+    (2k + 1) * (ratio / 2) - 0.5: no constant is added before the multiplication, which
+    OpenVINO would distribute over it ((x + a) * b -> x * b + a * b, another rounding) when the
+    ratio is a constant."""
+    odd = ctx.cast(ctx.op.Add(ctx.op.Add(k, k), ctx.const(np.int64(1))), "float64", "int64")
+    half = ctx.op.Mul(ctx.cast(ratio, "float64", "float32"), ctx.const(0.5, "float64"))
+    return ctx.op.Sub(ctx.op.Mul(odd, half), ctx.const(0.5, "float64"))
+
+
+def _runtime_ratios(ctx: OpContext, plan: Plan, x: ir.Value, dims: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """Spatial output sizes (int64 [n]) and Paddle's float32 ratios for runtime sizes: 0 for an
+    output size of 1 (without align_corners), 1 where Paddle copies the input."""
+    outs = static_out(plan)
+    outs_v = ctx.const_i64(outs) if outs is not None else _out_sizes_value(ctx, plan, x)
+    ratios = _nearest_ratios(ctx, plan, dims, outs_v)
+    if not plan.align_corners:
+        wide = ctx.op.Greater(outs_v, ctx.const_i64([1]))
+        ratios = ctx.op.Where(wide, ratios, ctx.const(np.zeros(plan.n, F32)))
+    if plan.scales is not None and _copies_input(plan) is None:  # Paddle copies when no size changes
+        ratios = ctx.op.Where(_all_same_size(ctx, plan, x), ctx.const(np.ones(plan.n, F32)), ratios)
+    return outs_v, ratios
+
+
+def linear_gather_runtime(ctx: OpContext, plan: Plan, x: ir.Value, dtype: str) -> ir.Value:
+    """linear/bilinear/trilinear to sizes known only at run time: the graph computes Paddle's
+    float32 ratio (``_nearest_ratios``: an exact integer division), each axis' coordinates in
+    Paddle's arithmetic (float32, or float64 rounded once where ``half_pixel_in_double``), the
+    neighbours and weights, then Gathers and weighted sums as ``linear_gather``."""
+    dims = _spatial_dims(ctx, x, plan.n)
+    outs_v, ratios = _runtime_ratios(ctx, plan, x, dims)
+    wtype = "float64" if dtype == "float64" else "float32"
+    half = plan.align_mode == 0 and not plan.align_corners
+    y = x
+    for j in _linear_order(plan):
+        in_j = ctx.reshape(ctx.slice(dims, [j], [j + 1], [0]), [])
+        out_j = ctx.reshape(ctx.slice(outs_v, [j], [j + 1], [0]), [])
+        ratio = ctx.reshape(ctx.slice(ratios, [j], [j + 1], [0]), [])
+        k = _arange(ctx, out_j, "interpolation to a runtime size")
+        # neighbours clamped in float (integer Min/Max need opset 12; sizes are exact in float32)
+        if half and half_pixel_in_double(plan.method, j, ctx.paddle2_semantics):
+            exact = _half_pixel_f64(ctx, ratio, k)
+            src = ctx.cast(exact, "float32", "float64")
+            low_f = ctx.cast(ctx.op.Floor(exact), "float32", "float64")
+        else:
+            kf = ctx.cast(k, "float32", "int64")
+            if half:
+                # the product rounded before the shift: a Max between them keeps OpenVINO from
+                # fusing Mul and Sub into one multiply-add (rounded once, as Paddle 3.3's double axes)
+                prod = ctx.op.Mul(ratio, ctx.op.Add(kf, ctx.const(0.5, "float32")))
+                prod = ctx.op.Max(prod, ctx.const(0.0, "float32"))
+                src = ctx.op.Sub(prod, ctx.const(0.5, "float32"))
+            else:
+                src = ctx.op.Mul(ratio, kf)
+            low_f = ctx.op.Floor(src)
+        last = ctx.cast(ctx.op.Sub(in_j, ctx.const(np.int64(1))), "float32", "int64")
+        low_f = ctx.op.Min(ctx.op.Max(low_f, ctx.const(0.0, "float32")), last)
+        high_f = ctx.op.Min(ctx.op.Add(low_f, ctx.const(1.0, "float32")), last)
+        low, high = ctx.cast(low_f, "int64", "float32"), ctx.cast(high_f, "int64", "float32")
+        src = ctx.op.Max(src, ctx.const(0.0, "float32"))
+        w_hi = ctx.op.Sub(src, low_f)
+        w_lo = ctx.op.Sub(ctx.const(1.0, "float32"), w_hi)
+        if wtype == "float64":
+            w_hi, w_lo = ctx.cast(w_hi, "float64", "float32"), ctx.cast(w_lo, "float64", "float32")
+        y = _lerp_axis(ctx, y, 2 + j, 2 + plan.n, low, high, w_lo, w_hi)
+    return y
+
+
+def linear_gather(ctx: OpContext, plan: Plan, x: ir.Value, dtype: str) -> ir.Value:
+    """linear/bilinear/trilinear with static sizes as Paddle computes it: per axis, Gathers of the
+    low and high neighbours Paddle picks, weighted by its float32 weights
+    (``low * (1 - w) + high * w``; the axes one after another, which equals Paddle's sum of
+    corner products within float rounding of the values)."""
+    out = static_out(plan)
+    wtype = np.float64 if dtype == "float64" else F32
+    y = x
+    for j in _linear_order(plan):
+        lo, hi, w_lo, w_hi = _plan_axis_np(ctx, plan, j, out[j])
+        if plan.in_static[j] == out[j] and np.array_equal(lo, np.arange(out[j])) and not w_hi.any():
+            continue
+        if not w_hi.any():
+            y = ctx.op.Gather(y, ctx.const(lo), axis=2 + j)
+            continue
+        y = _lerp_axis(ctx, y, 2 + j, 2 + plan.n, ctx.const(lo), ctx.const(hi),
+                       ctx.const(w_lo.astype(wtype)), ctx.const(w_hi.astype(wtype)))
+    return y
 
 
 def _corner_order(n: int) -> list[tuple[int, ...]]:
@@ -569,9 +784,8 @@ def _uint8_linear(ctx: OpContext, plan: Plan, x: ir.Value, x_shape: tuple[int, .
         return x
     n = plan.n
     axes = []
-    for j, (i, o) in enumerate(zip(plan.in_static, out_static)):
-        scale = None if plan.scales is None else plan.scales[j]
-        lo, hi, w_lo, w_hi = linear_axis_np(i, o, scale, plan.align_corners, plan.align_mode)
+    for j, o in enumerate(out_static):
+        lo, hi, w_lo, w_hi = _plan_axis_np(ctx, plan, j, o)
         shape = [o] + [1] * (n - 1 - j)
         axes.append(((lo, hi), (ctx.const(w_lo.reshape(shape)), ctx.const(w_hi.reshape(shape)))))
     gathered: dict[tuple[int, ...], ir.Value] = {(): ctx.cast(x, "float32", "uint8")}
@@ -619,6 +833,102 @@ def _west_gather(ctx: OpContext, plan: Plan, x: ir.Value) -> ir.Value:
     scale = None if plan.scales is None else plan.scales[0]
     idx = linear_west_indices_np(i, o, scale, plan.align_corners, plan.align_mode)
     return ctx.op.Gather(x, ctx.const(idx), axis=2)
+
+
+# ---------------------------------------------------------------------- bicubic (exact)
+CUBIC_A = F32(-0.75)
+
+
+def _cubic_near(t):
+    """Paddle's cubic_convolution1 (|x| <= 1), in the dtype of t (float32 numpy or not)."""
+    return ((CUBIC_A + F32(2)) * t - (CUBIC_A + F32(3))) * t * t + F32(1)
+
+
+def _cubic_far(t):
+    """Paddle's cubic_convolution2 (1 < |x| < 2)."""
+    return ((CUBIC_A * t - F32(5) * CUBIC_A) * t + F32(8) * CUBIC_A) * t - F32(4) * CUBIC_A
+
+
+def bicubic_axis_np(in_dim: int, out_dim: int, scale: float | None, align: bool):
+    """Paddle's bicubic taps for one axis: indices [4, out] (clamped to the input) and float32
+    coefficients [4, out]. The coordinate is ``ratio * k`` (float32) with align_corners, else
+    ``ratio * (k + 0.5) - 0.5`` in double rounded to float32 (both Paddle builds, measured); no
+    clamping at 0: an output size of 1 reads coordinate -0.5."""
+    ratio = _axis_ratio(in_dim, out_dim, scale, align)
+    k = np.arange(out_dim)
+    if align:
+        src = (ratio * k.astype(F32)).astype(F32)
+    else:
+        src = (np.float64(ratio) * (k + 0.5) - 0.5).astype(F32)
+    base = np.floor(src)
+    t = (src - base).astype(F32)
+    one = F32(1)
+    u = (one - t).astype(F32)
+    weights = np.stack([_cubic_far(t + one), _cubic_near(t), _cubic_near(u), _cubic_far(u + one)])
+    index = np.clip(base.astype(np.int64)[None, :] + np.arange(-1, 3)[:, None], 0, in_dim - 1)
+    return index, weights.astype(F32)
+
+
+def bicubic_gather(ctx: OpContext, plan: Plan, x: ir.Value, dtype: str) -> ir.Value:
+    """bicubic with static sizes as Paddle computes it: per axis, four Gathers of the taps Paddle
+    reads weighted by its float32 coefficients (the axes one after another: Paddle's 4 x 4 sum
+    within float rounding)."""
+    out = static_out(plan)
+    wtype = np.float64 if dtype == "float64" else F32
+    y = x
+    for j in _linear_order(plan):
+        scale = None if plan.scales is None else plan.scales[j]
+        index, weights = bicubic_axis_np(plan.in_static[j], out[j], scale, plan.align_corners)
+        taps = [(ctx.const(index[t]), ctx.const(weights[t].astype(wtype))) for t in range(4)]
+        y = _weighted_axis(ctx, y, 2 + j, 2 + plan.n, taps)
+    return y
+
+
+def bicubic_gather_runtime(ctx: OpContext, plan: Plan, x: ir.Value, dtype: str) -> ir.Value:
+    """bicubic to sizes known only at run time: ``bicubic_axis_np`` as graph ops."""
+    dims = _spatial_dims(ctx, x, plan.n)
+    outs, ratios = _runtime_ratios(ctx, plan, x, dims)
+    f32 = "float32"
+    one = ctx.const(1.0, f32)
+    y = x
+    for j in _linear_order(plan):
+        in_j = ctx.reshape(ctx.slice(dims, [j], [j + 1], [0]), [])
+        out_j = ctx.reshape(ctx.slice(outs, [j], [j + 1], [0]), [])
+        ratio = ctx.reshape(ctx.slice(ratios, [j], [j + 1], [0]), [])
+        k = _arange(ctx, out_j, "bicubic interpolation to a runtime size")
+        if plan.align_corners:
+            src = ctx.op.Mul(ratio, ctx.cast(k, f32, "int64"))
+        else:
+            exact = _half_pixel_f64(ctx, ratio, k)
+            src = ctx.cast(exact, f32, "float64")
+        base = ctx.op.Floor(src)
+        t = ctx.op.Sub(src, base)
+        u = ctx.op.Sub(one, t)
+        coeffs = [_cubic_graph(ctx, ctx.op.Add(t, one), far=True), _cubic_graph(ctx, t, far=False),
+                  _cubic_graph(ctx, u, far=False), _cubic_graph(ctx, ctx.op.Add(u, one), far=True)]
+        last = ctx.cast(ctx.op.Sub(in_j, ctx.const(np.int64(1))), f32, "int64")
+        taps = []
+        for tap, weight in zip(range(-1, 3), coeffs):
+            pos = ctx.op.Max(ctx.op.Add(base, ctx.const(float(tap), f32)), ctx.const(0.0, f32))
+            pos = ctx.op.Min(pos, last)
+            if dtype == "float64":
+                weight = ctx.cast(weight, "float64", f32)
+            taps.append((ctx.cast(pos, "int64", f32), weight))
+        y = _weighted_axis(ctx, y, 2 + j, 2 + plan.n, taps)
+    return y
+
+
+def _cubic_graph(ctx: OpContext, t: ir.Value, far: bool) -> ir.Value:
+    """_cubic_near / _cubic_far as float32 graph ops."""
+    def c(v):
+        return ctx.const(float(v), "float32")
+
+    if far:
+        inner = ctx.op.Sub(ctx.op.Mul(c(CUBIC_A), t), c(F32(5) * CUBIC_A))
+        inner = ctx.op.Add(ctx.op.Mul(inner, t), c(F32(8) * CUBIC_A))
+        return ctx.op.Sub(ctx.op.Mul(inner, t), c(F32(4) * CUBIC_A))
+    inner = ctx.op.Sub(ctx.op.Mul(c(CUBIC_A + F32(2)), t), c(CUBIC_A + F32(3)))
+    return ctx.op.Add(ctx.op.Mul(ctx.op.Mul(inner, t), t), c(1))
 
 
 # ---------------------------------------------------------------------- grid_sample
