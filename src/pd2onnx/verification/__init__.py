@@ -10,9 +10,13 @@ where and why (docs/verify.md).
 - ``replay``: each op's ONNX nodes, fed Paddle's own values of its inputs, against Paddle's
   outputs (``replay``), judged by a tight dtype-aware tolerance (``compare``).
 
+- the float64 referee (``referee``): an op whose replay is out of tolerance is computed
+  exactly; it is right when ours is about as close to the exact value as Paddle's.
+
 The verdict: ``match`` (outputs agree), ``amplified`` (outputs differ but every op replays
-within tolerance: float noise the model amplifies), ``mismatch`` (an op fails its replay, or
-the outputs differ and no replay was asked for).
+within tolerance: float noise the model amplifies), ``mismatch`` (an op that ran fails its
+replay and the referee, or the outputs differ and no replay was asked for), ``unexplained``
+(outputs differ, and an op that could not be replayed may explain it). The run is in ``run``.
 
 Paddle is used only if installed (never a dependency); ONNX Runtime comes with the
 ``[verify]`` extra.
@@ -23,11 +27,12 @@ from pd2onnx.verification.report import (
     AMPLIFIED,
     MATCH,
     MISMATCH,
+    UNEXPLAINED,
     OpReport,
     VerifyReport,
     format_report,
 )
 from pd2onnx.verification.run import verify
 
-__all__ = ["AMPLIFIED", "MATCH", "MISMATCH", "OpReport", "VerifyReport", "format_report", "random_inputs",
+__all__ = ["AMPLIFIED", "MATCH", "MISMATCH", "UNEXPLAINED", "OpReport", "VerifyReport", "format_report", "random_inputs",
            "read_inputs", "verify"]
