@@ -157,10 +157,11 @@ def _se_block(paddle, pool: str):
             super().__init__()
             self.conv = nn.Conv2D(3, 4, 3, padding=1)
             self.squeeze = nn.Conv2D(4, 4, 1)
+            self.by_mean = pool == "mean"
 
-        def forward(self, x):
+        def forward(self, x):  # (Paddle 2.6's dy2static sees module globals and paddle only)
             h = paddle.nn.functional.relu(self.conv(x))
-            if pool == "mean":
+            if self.by_mean:
                 s = paddle.mean(h, axis=[2, 3], keepdim=True)
             else:
                 s = paddle.nn.functional.adaptive_avg_pool2d(h, 1)

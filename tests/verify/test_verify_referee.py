@@ -1,0 +1,208 @@
+"""Issue 23: ``verify`` as a referee, in both formats where they exist.
+
+(a) an SE block's global average over a 480 x 640 image (``mean``, or adaptive ``pool2d`` to
+1 x 1) replays ~1e-5 of its range off Paddle's, because Paddle's float32 sum is the less exact
+side: the float64 referee (our nodes computed in float64) says so, with its figures, and the verdict is ``match``;
+(b) a PIR model that ``stack``s 0-D shape values replays every op;
+(c) a top-k head of 300 rows with near-tied scores is compared as a set of detections;
+(e) the referee excuses no real error: the same mean made 1e-3 of its range wrong is a
+``mismatch`` naming it, with the referee's figures showing ours far from the exact value.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+import pd2onnx
+from harness import builder
+from harness.cases import REGISTRY, load_case_files
+from harness.check import load_io
+from pd2onnx.cli import main
+from pd2onnx.convert.registry import get_mapper, overriding
+from pd2onnx.paddle import load
+from pd2onnx.verification import compare as cmp
+
+load_case_files(os.path.dirname(os.path.abspath(__file__)), "verifycases")
+FORMATS = ["pir", "legacy"]
+SE_CASES = [("verify_se_mean", "mean"), ("verify_se_pool", "pool2d")]
+
+
+def _built(name: str, fmt: str):
+    built = builder.get(REGISTRY[name], fmt)
+    assert built.error is None, built.error
+    return built
+
+
+def _feeds(built) -> dict[str, np.ndarray]:
+    inputs, _ = load_io(os.path.join(built.dir, "io.npz"))
+    program = load(built.model_file)
+    return {v.name: a for v, a in zip(program.inputs, inputs)}
+
+
+def _op(report, op_type: str):
+    return next(op for op in report.ops if op.op_type in (op_type, "reduce_mean") and op.block == 0)
+
+
+# ------------------------------------------------------------------ (a) Paddle's rounding
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("case,op_type", SE_CASES)
+def test_se_block_over_480x640_is_judged_by_the_float64_referee(case, op_type, fmt, tmp_path):
+    built = _built(case, fmt)
+    report = pd2onnx.verify(built.model_file, inputs=_feeds(built), locate=True, replay=True)
+    text = pd2onnx.verification.format_report(report)
+    assert report.verdict in ("match", "amplified"), text
+    op = _op(report, op_type)
+    # the replay alone is out of its tolerance (so the referee had something to judge) ...
+    assert not all(d.within(op.replay_rtol) for d in op.replay), text
+    # ... and the referee found ours closer to the exact value than Paddle's
+    j = op.referee
+    assert j is not None and j.right, text
+    assert j.terms == 480 * 640, text
+    assert j.ours < j.paddle and j.ours < 1e-5 < max(d.max_rel for d in op.replay), text
+    assert "Paddle's float32 rounding: ours" in text and "from exact, Paddle's" in text, text
+    assert op.replay_ok and report.failed_replays == []
+    out = tmp_path / "r.json"
+    report.write_json(str(out))
+    doc = json.loads(out.read_text())
+    entry = next(o for o in doc["ops"] if o["index"] == op.index and o["block"] == 0)
+    assert entry["referee"]["right"] is True and entry["referee"]["terms"] == 480 * 640
+    assert entry["referee"]["ours"] == pytest.approx(j.ours) and entry["referee"]["paddle"] == pytest.approx(j.paddle)
+    assert doc["replay_counts"]["refereed"] == 1 and doc["replay_counts"]["not_replayed"] == 0
+
+
+# ------------------------------------------------------------------ (e) no real error excused
+
+
+def _perturbed(original, slot: str, factor: float = 1.001):
+    def fn(ctx):
+        original.fn(ctx)
+        name = ctx.pd.output(slot)
+        ctx.set_output(slot, ctx.op.Mul(ctx.state.env[name], ctx.const(factor, "float32")))
+    return fn
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("case,op_type", SE_CASES)
+def test_an_error_of_1e_3_inside_the_large_reduction_is_still_a_mismatch(case, op_type, fmt):
+    built = _built(case, fmt)
+    program = load(built.model_file)
+    site = next(op for op in program.main.ops if op.type in (op_type, "reduce_mean"))
+    mapper = get_mapper(site.type)
+    with overriding(site.type, _perturbed(mapper, "out")):
+        report = pd2onnx.verify(built.model_file, inputs=_feeds(built), locate=True, replay=True)
+    text = pd2onnx.verification.format_report(report)
+    assert report.verdict == "mismatch" and report.exit_code == 3, text
+    assert [(op.block, op.index) for op in report.failed_replays] == [(0, site.index)], text
+    j = report.failed_replays[0].referee
+    assert j is not None and j.right is False, text
+    # the exact value of our (perturbed) nodes is 1e-3 of its range from Paddle's: no rounding
+    assert j.ours < 1e-5 and 0.9e-3 < j.paddle < 1.1e-3 and j.allowed < 3e-4, text
+    assert "our nodes compute something else than Paddle's op" in text
+
+
+# ------------------------------------------------------------------ (b) every replay runs
+
+
+def test_stacked_0d_shape_values_replay_every_op():
+    built = _built("verify_stack_shapes", "pir")
+    report = pd2onnx.verify(built.model_file, inputs=_feeds(built), locate=True, replay=True)
+    text = pd2onnx.verification.format_report(report)
+    assert report.verdict == "match", text
+    stacks = [op for op in report.ops if op.op_type == "stack"]
+    assert len(stacks) == 2 and all(op.replayed and op.replay_ok for op in stacks), text
+    assert not report.not_replayed, text
+    assert report.replay_counts()["not_replayed"] == 0
+
+
+def test_the_plan_adapts_paddle_values_to_the_onnx_layout():
+    from pd2onnx.verification.plan import adapt
+
+    scalar = np.array(5, np.int32)
+    arr, how = adapt(scalar, (), np.dtype(np.int64))  # a 0-D value stays 0-D (no [1] made of it)
+    assert arr.shape == () and arr.dtype == np.int64 and "int32 -> int64" in how
+    arr, how = adapt(scalar, (1,), None)
+    assert arr.shape == (1,) and "shape [] -> [1]" in how
+    arr, how = adapt(np.array([7], np.int64), (), None)
+    assert arr.shape == () and arr == 7
+    arr, how = adapt(np.arange(6, dtype=np.float32).reshape(2, 3).T, (3, 2), np.dtype(np.float32))
+    assert arr.flags.c_contiguous and how == ""
+
+
+def test_a_replay_that_cannot_run_is_listed_not_a_mismatch(monkeypatch):
+    """ONNX Runtime failing on an op's nodes is the harness's failure, not the op's: the op is
+    not replayed (with why), the verdict is not ``mismatch``."""
+    from pd2onnx.verification import run as vrun
+
+    built = _built("verify_stack_shapes", "pir")
+    real = vrun._batch_feeds
+
+    def scalar_as_vector(*args):  # what verify fed before the plan adapted layouts
+        out, notes = real(*args)
+        return {k: (v.reshape(1) if v.ndim == 0 else v) for k, v in out.items()}, notes
+
+    monkeypatch.setattr(vrun, "_batch_feeds", scalar_as_vector)
+    report = pd2onnx.verify(built.model_file, inputs=_feeds(built), locate=True, replay=True)
+    text = pd2onnx.verification.format_report(report)
+    assert report.verdict == "match" and not report.failed_replays, text
+    skipped = [op for op in report.not_replayed if op.op_type == "stack"]
+    assert skipped and all("ONNX Runtime could not run its nodes" in op.why for op in skipped), text
+    assert f"not replayed {len(report.not_replayed)}" in text
+
+
+# ------------------------------------------------------------------ (c) detections as sets
+
+
+def test_top_k_head_of_300_rows_is_compared_as_a_set():
+    built = _built("verify_topk_head", "pir")
+    feeds = _feeds(built)
+    report = pd2onnx.verify(built.model_file, inputs=feeds, locate=True, replay=True)
+    text = pd2onnx.verification.format_report(report)
+    (out,) = report.outputs
+    assert out.within(report.rtol, report.atol) and "set" in out.note, text
+    assert report.verdict == "match", text
+    # the rows really are in another order: compared as plain arrays they differ by whole boxes
+    import onnxruntime as ort
+
+    from pd2onnx.api import convert
+    from pd2onnx.verification import paddle_run
+
+    model = convert(built.model_file)
+    import onnx_ir as ir
+
+    sess = ort.InferenceSession(ir.serde.serialize_model(model).SerializeToString(),
+                                providers=["CPUExecutionProvider"])
+    got = sess.run(None, feeds)[0]
+    want = paddle_run.predict(load(built.model_file), feeds)[0]
+    assert cmp.compare("rows", got, np.asarray(want)).max_abs > 1.0
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_an_op_not_replayed_that_may_explain_the_difference_is_named(fmt, monkeypatch):
+    """A wrong tanh whose replay cannot run (ONNX Runtime failing on it, simulated): the
+    verdict may not claim ``amplified`` (nothing checked the tanh), nor ``mismatch`` (no op
+    that ran differed): it is ``unexplained``, naming the tanh, whose inputs agree with
+    Paddle's in the full run while its output does not."""
+    from pd2onnx.verification import replay as rp
+
+    built = _built("verify_small", fmt)
+    program = load(built.model_file)
+    tanh = next(op for op in program.main.ops if op.type == "tanh")
+    real = rp.run_units
+
+    def tanh_fails(side, units, feeds, types):
+        values, errors = real(side, units, feeds, types)
+        return values, {**errors, **{uid: "simulated failure" for uid, u in units if u.op.type == "tanh"}}
+
+    monkeypatch.setattr(rp, "run_units", tanh_fails)
+    with overriding("tanh", _perturbed(get_mapper("tanh"), "out", 1.5)):
+        report = pd2onnx.verify(built.model_file, inputs=_feeds(built), locate=True, replay=True)
+    text = pd2onnx.verification.format_report(report)
+    assert report.verdict == "unexplained" and report.exit_code == 4, text
+    assert [(op.block, op.index) for op in report.unexplained] == [(0, tanh.index)], text
+    assert not report.failed_replays and "simulated failure" in text, text
