@@ -74,6 +74,10 @@ def test_se_block_over_480x640_is_judged_by_the_float64_referee(case, op_type, f
     assert entry["referee"]["right"] is True and entry["referee"]["terms"] == 480 * 640
     assert entry["referee"]["ours"] == pytest.approx(j.ours) and entry["referee"]["paddle"] == pytest.approx(j.paddle)
     assert doc["replay_counts"]["refereed"] == 1 and doc["replay_counts"]["not_replayed"] == 0
+    if fmt == "pir" and case == "verify_se_mean":  # the command line: exit code 0
+        npz = tmp_path / "in.npz"
+        np.savez(npz, **_feeds(built))
+        assert main(["verify", built.model_file, "--inputs", str(npz), "--locate", "--replay"]) == 0
 
 
 # ------------------------------------------------------------------ (e) no real error excused
@@ -158,8 +162,9 @@ def test_a_replay_that_cannot_run_is_listed_not_a_mismatch(monkeypatch):
 # ------------------------------------------------------------------ (c) detections as sets
 
 
-def test_top_k_head_of_300_rows_is_compared_as_a_set():
-    built = _built("verify_topk_head", "pir")
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_top_k_head_of_300_rows_is_compared_as_a_set(fmt):
+    built = _built("verify_topk_head", fmt)
     feeds = _feeds(built)
     report = pd2onnx.verify(built.model_file, inputs=feeds, locate=True, replay=True)
     text = pd2onnx.verification.format_report(report)

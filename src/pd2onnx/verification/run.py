@@ -10,9 +10,8 @@ import numpy as np
 
 from pd2onnx.paddle.program import Op, Program
 from pd2onnx.verification import compare as cmp
-from pd2onnx.verification import onnx_side, paddle_run
+from pd2onnx.verification import onnx_side, paddle_run, referee
 from pd2onnx.verification import plan as planning
-from pd2onnx.verification import referee
 from pd2onnx.verification import replay as rp
 from pd2onnx.verification.inputs import check_inputs, random_inputs, read_inputs
 from pd2onnx.verification.report import OpReport, VerifyReport
