@@ -111,7 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Compare ONNX Runtime with Paddle on the same inputs. --locate finds the first "
                                    "op whose output leaves the tolerance; --replay runs each op's ONNX nodes on "
                                    "Paddle's own input values. Verdict: match (exit 0), amplified (exit 0: the "
-                                   "outputs differ but every op replays within tolerance), mismatch (exit 3). "
+                                   "outputs differ but every op replays within tolerance), mismatch (exit 3), "
+                                   "unexplained (exit 4: an op that could not be replayed may explain the "
+                                   "difference). "
                                    "See docs/verify.md.")
     p.add_argument("model", help="the Paddle model")
     p.add_argument("--onnx", help="converted model (default: convert now)")
