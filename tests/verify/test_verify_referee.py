@@ -110,6 +110,26 @@ def test_an_error_of_1e_3_inside_the_large_reduction_is_still_a_mismatch(case, o
     assert "our nodes compute something else than Paddle's op" in text
 
 
+def test_an_op_the_referee_cannot_compute_stays_a_failed_replay(monkeypatch):
+    """No float64 kernel and no evaluator rule (both made to fail here): the mean out of its
+    replay tolerance stays a ``mismatch``, and the report says the referee could not judge it
+    and why."""
+    from pd2onnx.verification import referee
+
+    built = _built("verify_se_mean", "pir")
+    monkeypatch.setattr(referee, "_run_ort", lambda model, feeds: (None, "", "no double kernel (simulated)"))
+    monkeypatch.setattr(referee, "_run_evaluator", lambda model, feeds: (None, "", "no rule (simulated)"))
+    report = pd2onnx.verify(built.model_file, inputs=_feeds(built), replay=True)
+    text = pd2onnx.verification.format_report(report)
+    assert report.verdict == "mismatch", text
+    (op,) = report.failed_replays
+    assert op.referee is not None and op.referee.right is None, text
+    assert "the float64 referee could not judge it" in text and "no double kernel (simulated)" in text
+    assert "no rule (simulated)" in text
+    entry = next(o for o in report.to_json()["ops"] if (o["block"], o["index"]) == (0, op.index))
+    assert entry["referee"]["right"] is None and "simulated" in entry["referee"]["why"]
+
+
 # ------------------------------------------------------------------ (b) every replay runs
 
 
