@@ -40,6 +40,12 @@ _NARROW = {TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.BFLOAT16}
 # inputs that ONNX types as float32 whatever the data: kept float32 behind a Cast
 _FLOAT_ONLY = {"Resize": (2,), "Upsample": (1,), "DequantizeLinear": (1,), "QuantizeLinear": (1,),
                "DynamicQuantizeLinear": ()}
+# ops that, run on the absolute values of their float inputs (Sub as Add, Neg as Identity),
+# give each output's sum of absolute terms: the magnitude its float32 rounding scales with
+_LINEAR = {"Conv", "MatMul", "Gemm", "ReduceSum", "ReduceMean", "GlobalAveragePool", "AveragePool", "Add", "Sub",
+           "Mul", "Sum", "Mean", "Neg", "Abs", "Relu", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Flatten",
+           "Identity", "Concat", "Slice", "Gather", "Cast", "Expand", "Tile", "Split", "Shape", "Constant",
+           "ConstantOfShape", "Max", "MaxPool", "GlobalMaxPool"}
 _REDUCE = {"ReduceSum", "ReduceMean", "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSum",
            "ReduceLogSumExp", "ReduceProd"}
 
@@ -53,6 +59,9 @@ class Judgement:
     paddle: float = 0.0  # max |Paddle's - exact| / range
     allowed: float = 0.0  # what float32 rounding of this op allows
     terms: int = 1  # the most terms one output sums
+    conditioned: bool = False  # ours/paddle measured against each value's sum of |terms| too
+    ours_terms: float = 0.0  # max |ours - exact| / sum of |terms| (per value)
+    paddle_terms: float = 0.0
     how: str = ""  # what computed the exact value
     why: str = ""  # why it could not judge
     values: list[dict] = field(default_factory=list)  # per output
@@ -60,9 +69,13 @@ class Judgement:
     def text(self) -> str:
         if self.right is None:
             return f"the float64 referee could not judge it: {self.why}"
-        figures = (f"ours {_g(self.ours)} from exact, Paddle's {_g(self.paddle)} (of the range; float32 rounding "
-                   f"of {'a sum of ' + format(self.terms, ',') + ' terms' if self.terms > 1 else 'this op'} "
-                   f"allows {_g(self.allowed)}; exact by {self.how})")
+        what = f"a sum of {self.terms:,} terms" if self.terms > 1 else "this op"
+        if self.conditioned:
+            measure = (f"of the range; {_g(self.ours_terms)} and {_g(self.paddle_terms)} of each value's sum of "
+                       f"|terms|, where float32 rounding of {what} allows {_g(self.allowed)}")
+        else:
+            measure = f"of the range; float32 rounding of {what} allows {_g(self.allowed)}"
+        figures = f"ours {_g(self.ours)} from exact, Paddle's {_g(self.paddle)} ({measure}; exact by {self.how})"
         if self.right:
             who = "Paddle's float32 rounding" if self.paddle >= self.ours else "float32 rounding on both sides"
             return f"{who}: {figures}"
@@ -78,6 +91,8 @@ class Judgement:
             return out
         out.update(ours=self.ours, paddle=self.paddle, allowed=self.allowed, terms=self.terms, exact_by=self.how,
                    values=self.values)
+        if self.conditioned:
+            out.update(ours_terms=self.ours_terms, paddle_terms=self.paddle_terms)
         return out
 
 
@@ -110,8 +125,11 @@ def judge(side: OnnxSide, unit: Unit, feeds: dict[str, np.ndarray], input_types:
     terms = _terms(model, {**values, **fed, **{t.name: numpy_helper.to_array(t) for t in model.graph.initializer}})
     allowed = eps * max(8.0, 4.0 * len(unit.nodes), 4.0 * math.sqrt(terms) if terms > 1 else 0.0)
     j = Judgement(True, allowed=allowed, terms=terms, how=how)
+    magnitudes = _magnitudes(wide, fed, unit.op_types)
+    j.conditioned = magnitudes is not None
     for ref, vname in targets.items():
-        exact = values.get(outputs.get((0, vname), ""))
+        out_name = outputs.get((0, vname), "")
+        exact = values.get(out_name)
         if exact is None:
             return Judgement(None, why=f"the float64 run gave no value for {vname}")
         exact = np.asarray(exact, np.float64)
@@ -122,15 +140,58 @@ def judge(side: OnnxSide, unit: Unit, feeds: dict[str, np.ndarray], input_types:
         theirs = theirs.reshape(exact.shape)
         if not (np.isfinite(exact).all() and np.isfinite(ours).all() and np.isfinite(theirs).all()):
             return Judgement(None, why=f"{ref[2]}: infinities or NaN, which the referee does not measure")
-        scale = float(np.abs(exact).max()) if exact.size else 0.0
-        if scale == 0:
-            scale = 1.0
-        o = float(np.abs(ours - exact).max()) / scale if exact.size else 0.0
-        p = float(np.abs(theirs - exact).max()) / scale if exact.size else 0.0
-        j.values.append({"name": ref[2], "ours": o, "paddle": p})
+        if not exact.size:
+            continue
+        scale = float(np.abs(exact).max()) or 1.0
+        o = float(np.abs(ours - exact).max()) / scale
+        p = float(np.abs(theirs - exact).max()) / scale
+        entry = {"name": ref[2], "ours": o, "paddle": p}
         j.ours, j.paddle = max(j.ours, o), max(j.paddle, p)
-    j.right = j.paddle <= allowed and j.ours <= max(allowed, 2.0 * j.paddle)
+        if magnitudes is not None:
+            mag = np.asarray(magnitudes.get(out_name), np.float64)
+            if mag.shape != exact.shape:
+                j.conditioned = False
+            else:
+                mag = np.maximum(mag, np.abs(exact))
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    oc = float(np.max(np.where(mag > 0, np.abs(ours - exact) / mag, np.abs(ours - exact) * np.inf)))
+                    pc = float(np.max(np.where(mag > 0, np.abs(theirs - exact) / mag, np.abs(theirs - exact) * np.inf)))
+                oc, pc = (0.0 if math.isnan(oc) else oc), (0.0 if math.isnan(pc) else pc)
+                entry.update(ours_terms=oc, paddle_terms=pc)
+                j.ours_terms, j.paddle_terms = max(j.ours_terms, oc), max(j.paddle_terms, pc)
+        j.values.append(entry)
+    if j.conditioned:
+        # each value against its own sum of |terms|: a mean that cancels is rounded as its terms are large
+        ours, theirs = j.ours_terms, j.paddle_terms
+    else:
+        ours, theirs = j.ours, j.paddle
+    j.right = theirs <= allowed and ours <= max(allowed, 2.0 * theirs)
     return j
+
+
+def _magnitudes(wide: onnx.ModelProto, feeds: dict, op_types: set[str]) -> dict | None:
+    """Each value's sum of absolute terms (the float64 nodes on absolute float inputs, Sub as
+    Add), where every node is a sum of products; None otherwise."""
+    if not op_types <= _LINEAR:
+        return None
+    mag = onnx.ModelProto()
+    mag.CopyFrom(wide)
+    for t in mag.graph.initializer:
+        if t.data_type == TensorProto.DOUBLE:
+            t.CopyFrom(numpy_helper.from_array(np.abs(numpy_helper.to_array(t)), t.name))
+    for node in mag.graph.node:
+        if node.op_type == "Sub":
+            node.op_type = "Add"
+        elif node.op_type == "Neg":
+            node.op_type = "Identity"
+        for a in node.attribute:
+            if a.type == onnx.AttributeProto.TENSOR and a.t.data_type == TensorProto.DOUBLE:
+                a.t.CopyFrom(numpy_helper.from_array(np.abs(numpy_helper.to_array(a.t)), a.t.name))
+    fed = {n: (np.abs(v) if v.dtype.kind == "f" else v) for n, v in feeds.items()}
+    values, _, _ = _run_ort(mag, fed)
+    if values is None:
+        values, _, _ = _run_evaluator(mag, fed)
+    return values
 
 
 # ---------------------------------------------------------------------------- float64 model
