@@ -232,3 +232,47 @@ def test_an_op_not_replayed_that_may_explain_the_difference_is_named(fmt, monkey
     assert report.verdict == "unexplained" and report.exit_code == 4, text
     assert [(op.block, op.index) for op in report.unexplained] == [(0, tanh.index)], text
     assert not report.failed_replays and "simulated failure" in text, text
+
+
+# ------------------------------------------------------------------ the HTML report
+
+
+def test_html_report_is_one_self_contained_page(tmp_path):
+    """``--html``: the verdict on top, the drift along the program (an inline SVG with the
+    first divergence, the refereed op and its figures on hover), the referee's table; no
+    script, no link to anything outside. Loaded in headless Chromium where it is installed."""
+    import shutil
+    import subprocess
+    from html.parser import HTMLParser
+
+    built = _built("verify_se_mean", "pir")
+    npz = tmp_path / "in.npz"
+    np.savez(npz, **_feeds(built))
+    page = tmp_path / "report.html"
+    assert main(["verify", built.model_file, "--inputs", str(npz), "--locate", "--replay", "--html", str(page)]) == 0
+    text = page.read_text()
+
+    class Collect(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.tags, self.classes, self.ids, self.external = [], set(), set(), []
+
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            self.tags.append(tag)
+            self.classes.update((a.get("class") or "").split())
+            if a.get("id"):
+                self.ids.add(a["id"])
+            self.external += [v for k, v in attrs if k in ("src", "href") and v]
+
+    c = Collect()
+    c.feed(text)
+    assert "script" not in c.tags and not c.external
+    assert {"verdict", "referee"} <= c.ids and {"svg", "circle", "rect"} <= set(c.tags)
+    assert "refereed" in c.classes and "located" in c.classes
+    assert "Paddle&#x27;s float32 rounding: ours" in text or "Paddle's float32 rounding: ours" in text
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium:
+        dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.as_uri()],
+                             capture_output=True, text=True, timeout=120).stdout
+        assert 'id="verdict"' in dom and "<b>match</b>" in dom and "<svg" in dom

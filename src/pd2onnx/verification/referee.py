@@ -7,8 +7,10 @@ The referee computes the op exactly: the same ONNX nodes, on the same Paddle inp
 float64 (float inputs, initializers, constants and casts widened), through ONNX Runtime's
 double kernels, or where it has none, node by node through the optimizer's evaluator
 (``pd2onnx.optimize.evaluator``: its numpy kernels, then onnx's reference implementation).
-Then both float32 results are measured against the exact one, relative to its range. The
-exact value is that of *our* nodes, so it tells rounding from meaning:
+Then both float32 results are measured against the exact one, relative to its range, and
+where every node is a sum of products, relative to each value's own sum of absolute terms
+(the nodes run on absolute inputs: a mean that cancels is rounded as its terms are large).
+The exact value is that of *our* nodes, so it tells rounding from meaning:
 
 - the op is right when both sides are within what float32 rounding of the op allows (a few
   ulps per node, and for an op that sums n terms, a reduction, a matmul over k, a
