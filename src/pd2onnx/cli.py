@@ -133,6 +133,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="FILE", help="write the whole report as JSON")
     p.add_argument("--html", metavar="FILE", help="write the report as one self-contained page: each op's error "
                                                   "along the program, the referee's figures")
+    p.add_argument("--runtime", choices=["onnxruntime", "openvino"], default="onnxruntime",
+                   help="what computes the ONNX side (openvino: its CPU plugin, float32 precision hint)")
     p.add_argument("--all-ops", action="store_true", help="print every op's errors, not only those out of tolerance")
     p.add_argument("--paddle-python", metavar="PYTHON",
                    help="interpreter that runs Paddle for --locate/--replay (default: this one)")
@@ -357,7 +359,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
             check_writable(path)
     report = verify(args.model, onnx_file=args.onnx, params_file=args.params, inputs_file=args.inputs,
                     opset=args.opset, seed=args.seed, batch=args.batch, locate=args.locate, replay=args.replay,
-                    rtol=args.rtol, atol=args.atol, optimize=not args.no_optimize, paddle_python=args.paddle_python)
+                    rtol=args.rtol, atol=args.atol, optimize=not args.no_optimize, paddle_python=args.paddle_python,
+                    runtime=args.runtime)
     print(format_report(report, every_op=args.all_ops))
     if args.json:
         report.write_json(args.json)

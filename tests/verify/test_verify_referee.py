@@ -276,3 +276,41 @@ def test_html_report_is_one_self_contained_page(tmp_path):
         dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.as_uri()],
                              capture_output=True, text=True, timeout=120).stdout
         assert 'id="verdict"' in dom and "<b>match</b>" in dom and "<svg" in dom
+
+
+# ------------------------------------------------------------------ (d) OpenVINO as the ONNX side
+
+OPENVINO_CASES = [("verify_small", "pir", "match"), ("verify_amplifier", "legacy", "amplified"),
+                  ("verify_se_mean", "pir", "match"), ("verify_se_pool", "legacy", "match"),
+                  ("verify_stack_shapes", "pir", "match"), ("verify_while", "pir", "match")]
+
+
+@pytest.mark.parametrize("case,fmt,verdict", OPENVINO_CASES)
+def test_openvino_computes_the_onnx_side_with_the_same_verdicts(case, fmt, verdict):
+    pytest.importorskip("openvino")
+    built = _built(case, fmt)
+    report = pd2onnx.verify(built.model_file, inputs=_feeds(built), locate=True, replay=True, runtime="openvino")
+    text = pd2onnx.verification.format_report(report)
+    assert report.verdict == verdict and "(run by openvino)" in text, text
+    assert not [op for op in report.not_replayed if "could not run" in op.why], text
+    assert report.to_json()["runtime"] == "openvino"
+
+
+def test_openvino_names_the_broken_op_too():
+    pytest.importorskip("openvino")
+    built = _built("verify_se_mean", "pir")
+    program = load(built.model_file)
+    site = next(op for op in program.main.ops if op.type == "mean")
+    with overriding("mean", _perturbed(get_mapper("mean"), "out")):
+        report = pd2onnx.verify(built.model_file, inputs=_feeds(built), replay=True, runtime="openvino")
+    assert report.verdict == "mismatch", pd2onnx.verification.format_report(report)
+    assert [(op.block, op.index) for op in report.failed_replays] == [(0, site.index)]
+
+
+def test_openvino_missing_names_the_extra(monkeypatch, capsys):
+    import sys
+
+    built = _built("verify_small", "pir")
+    monkeypatch.setitem(sys.modules, "openvino", None)  # as if not installed
+    assert main(["verify", built.model_file, "--replay", "--runtime", "openvino"]) == 1
+    assert "pip install 'pd2onnx[openvino]'" in capsys.readouterr().err

@@ -99,6 +99,7 @@ class VerifyReport:
     # are not: one of them may explain the difference, and nothing checked it
     unexplained: list[OpReport] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    runtime: str = "onnxruntime"  # what computed the ONNX side
     seconds: dict[str, float] = field(default_factory=dict)
 
     def ok(self, rtol: float | None = None, atol: float | None = None) -> bool:
@@ -172,6 +173,7 @@ class VerifyReport:
             "verdict": self.verdict,
             "exit_code": self.exit_code,
             "onnx": self.onnx_source,
+            "runtime": self.runtime,
             "rtol": self.rtol,
             "atol": self.atol,
             "outputs": [dict(o.to_json(), ok=o.within(self.rtol, self.atol)) for o in self.outputs],
@@ -213,7 +215,8 @@ def format_report(report: VerifyReport, rtol: float | None = None, atol: float |
                   every_op: bool = False) -> str:
     rtol = report.rtol if rtol is None else rtol
     atol = report.atol if atol is None else atol
-    lines = [f"ONNX model: {report.onnx_source}",
+    lines = [f"ONNX model: {report.onnx_source}" + (f" (run by {report.runtime})" if report.runtime != "onnxruntime"
+                                                     else ""),
              f"{'output':40s} {'shape':>18s} {'max abs':>10s} {'max rel':>10s}  result"]
     for o in report.outputs:
         verdict = o.problem or ("ok" if o.within(rtol, atol) else f"MISMATCH (atol {atol}, rtol {rtol})")

@@ -33,12 +33,15 @@ def verify(
     atol: float = 1e-4,
     optimize: bool = True,
     paddle_python: str | None = None,
+    runtime: str = "onnxruntime",
 ) -> VerifyReport:
     """Compare the ONNX model (``onnx_file``, or ``model`` converted now with ``opset`` and the
     optimizer unless ``optimize`` is False) with the Paddle ``model`` on the same inputs
     (``inputs_file`` .npz or ``inputs`` by input name; else random, dynamic dims = ``batch``).
     ``locate`` and ``replay`` as in the module doc; ``paddle_python`` is the interpreter that
-    runs Paddle for them (default: this one). Returns the report; ``report.verdict`` and
+    runs Paddle for them (default: this one); ``runtime`` computes the ONNX side
+    (``onnxruntime``, or ``openvino``: its CPU plugin in float32; the referee's exact values
+    always come from ONNX Runtime's double kernels or the evaluator). Returns the report; ``report.verdict`` and
     ``report.exit_code`` say what the CLI says."""
     from pd2onnx.paddle import load
 
@@ -61,12 +64,17 @@ def verify(
 
         converted = ir.serde.serialize_model(convert(model, params_file, opset=opset, optimize=optimize))
         timings["convert"] = time.perf_counter() - start
+    if runtime not in onnx_side.RUNTIMES:
+        from pd2onnx.errors import UsageError
+
+        raise UsageError(f"unknown runtime {runtime!r}", hint=f"use one of {', '.join(onnx_side.RUNTIMES)}")
     side = onnx_side.load(onnx_file, converted)
-    report = VerifyReport(side.source, rtol=rtol, atol=atol, located=locate, replayed=replay)
+    side.runtime = runtime
+    report = VerifyReport(side.source, rtol=rtol, atol=atol, located=locate, replayed=replay, runtime=runtime)
     plan = planning.make_plan(program)
     if not (locate or replay):
         t = time.perf_counter()
-        gots = onnx_side.run_model(side.proto, feeds, side.source)
+        gots = onnx_side.run_model(side.proto, feeds, side.source, runtime)
         timings["onnx"] = time.perf_counter() - t
         t = time.perf_counter()
         wants = paddle_run.predict(program, feeds)
@@ -337,7 +345,8 @@ def _replay(report: VerifyReport, plan: planning.Plan, side: onnx_side.OnnxSide,
         op = unit.op
         entry = ops[(op.block_idx, op.index)]
         if uid in errors:  # not a failure of the op: the replay did not run
-            entry.why = f"ONNX Runtime could not run its nodes on Paddle's values: {errors[uid]}"
+            entry.why = f"{onnx_side.RUNTIME_NAMES[side.runtime]} could not run its nodes on Paddle's values: " \
+                        f"{errors[uid]}"
             continue
         entry.replayed = True
         entry.covers = [(c.block_idx, c.index) for c in unit.covers]
