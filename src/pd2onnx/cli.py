@@ -350,9 +350,8 @@ def _cmd_ops(args: argparse.Namespace) -> int:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    from pd2onnx.verification import format_report, verify
-
     from pd2onnx.onnx_io import check_writable
+    from pd2onnx.verification import format_report, verify
 
     for path in (args.json, args.html):
         if path:
