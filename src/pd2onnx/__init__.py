@@ -54,10 +54,11 @@ def to_onnx(model: str, params_file: str | None = None, **kwargs: Any) -> ir.Mod
 
 def verify(model: str, onnx_file: str | None = None, **kwargs: Any) -> VerifyReport:
     """Compare the ONNX model (``onnx_file``, or ``model`` converted now) with the Paddle model
-    on the same inputs, and return the report (``report.verdict``: ``match``, ``amplified`` or
-    ``mismatch``). Keywords: ``params_file``, ``inputs_file`` (.npz) or ``inputs`` ({name:
-    array}), ``locate``, ``replay``, ``rtol``, ``atol``, ``opset``, ``optimize``, ``seed``,
-    ``batch``, ``paddle_python``. Needs paddle and onnxruntime (docs/verify.md)."""
+    on the same inputs, and return the report (``report.verdict``: ``match``, ``amplified``,
+    ``mismatch`` or ``unexplained``). Keywords: ``params_file``, ``inputs_file`` (.npz) or
+    ``inputs`` ({name: array}), ``locate``, ``replay``, ``rtol``, ``atol``, ``opset``,
+    ``optimize``, ``seed``, ``batch``, ``paddle_python``, ``runtime`` (``onnxruntime`` or
+    ``openvino``). Needs paddle and onnxruntime (docs/verify.md)."""
     from pd2onnx.verification import verify as _verify
 
     return _verify(model, onnx_file, **kwargs)

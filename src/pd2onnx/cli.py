@@ -111,7 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Compare ONNX Runtime with Paddle on the same inputs. --locate finds the first "
                                    "op whose output leaves the tolerance; --replay runs each op's ONNX nodes on "
                                    "Paddle's own input values. Verdict: match (exit 0), amplified (exit 0: the "
-                                   "outputs differ but every op replays within tolerance), mismatch (exit 3). "
+                                   "outputs differ but every op replays within tolerance), mismatch (exit 3), "
+                                   "unexplained (exit 4: an op that could not be replayed may explain the "
+                                   "difference). "
                                    "See docs/verify.md.")
     p.add_argument("model", help="the Paddle model")
     p.add_argument("--onnx", help="converted model (default: convert now)")
@@ -129,8 +131,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--replay", action="store_true", help="run each op's ONNX nodes on Paddle's own inputs and "
                                                          "compare with Paddle's outputs")
     p.add_argument("--json", metavar="FILE", help="write the whole report as JSON")
-    p.add_argument("--html", metavar="FILE",
-                   help="write the report as one self-contained page: the drift curve, failures and the verdict")
+    p.add_argument("--html", metavar="FILE", help="write the report as one self-contained page: each op's error "
+                                                  "along the program, the referee's figures")
+    p.add_argument("--runtime", choices=["onnxruntime", "openvino"], default="onnxruntime",
+                   help="what computes the ONNX side (openvino: its CPU plugin, float32 precision hint)")
     p.add_argument("--all-ops", action="store_true", help="print every op's errors, not only those out of tolerance")
     p.add_argument("--paddle-python", metavar="PYTHON",
                    help="interpreter that runs Paddle for --locate/--replay (default: this one)")
@@ -346,20 +350,23 @@ def _cmd_ops(args: argparse.Namespace) -> int:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
+    from pd2onnx.onnx_io import check_writable
     from pd2onnx.verification import format_report, verify
 
-    from pd2onnx.onnx_io import check_writable
-
-    for path in filter(None, (args.json, args.html)):
-        check_writable(path)
+    for path in (args.json, args.html):
+        if path:
+            check_writable(path)
     report = verify(args.model, onnx_file=args.onnx, params_file=args.params, inputs_file=args.inputs,
                     opset=args.opset, seed=args.seed, batch=args.batch, locate=args.locate, replay=args.replay,
-                    rtol=args.rtol, atol=args.atol, optimize=not args.no_optimize, paddle_python=args.paddle_python)
+                    rtol=args.rtol, atol=args.atol, optimize=not args.no_optimize, paddle_python=args.paddle_python,
+                    runtime=args.runtime)
     print(format_report(report, every_op=args.all_ops))
     if args.json:
         report.write_json(args.json)
     if args.html:
-        report.write_html(args.html)
+        from pd2onnx.verification.html_report import write_html
+
+        write_html(report, args.html)
     return report.exit_code
 
 

@@ -139,3 +139,96 @@ def float64(paddle, rng):
     layer.to(dtype="float64")
     layer.eval()
     return layer, [rng.standard_normal((1, 3, 6, 6)).astype("float64")]
+
+
+# ---------------------------------------------------------------- the float64 referee (issue 23)
+
+SE_SHAPE = (1, 3, 480, 640)  # a 480 x 640 image: the SE block's mean runs over 307,200 values
+
+
+def _se_block(paddle, pool: str):
+    nn = paddle.nn
+
+    class SEBlock(nn.Layer):
+        """A squeeze-and-excitation block (PP-OCR's PPLCNet): a global average over H x W by
+        ``mean`` or by an adaptive average ``pool2d`` to 1 x 1, then a gate on the channels."""
+
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2D(3, 4, 3, padding=1)
+            self.squeeze = nn.Conv2D(4, 4, 1)
+            self.by_mean = pool == "mean"
+
+        def forward(self, x):  # (Paddle 2.6's dy2static sees module globals and paddle only)
+            h = paddle.nn.functional.relu(self.conv(x))
+            if self.by_mean:
+                s = paddle.mean(h, axis=[2, 3], keepdim=True)
+            else:
+                s = paddle.nn.functional.adaptive_avg_pool2d(h, 1)
+            return h * paddle.nn.functional.hardsigmoid(self.squeeze(s))
+
+    layer = SEBlock()
+    layer.eval()
+    return layer
+
+
+def _se_input(rng):
+    # post-ReLU values of one sign and a wide spread: float32 sums of them round off steadily
+    return (rng.random(SE_SHAPE) * 4.0 + 0.5).astype("float32")
+
+
+@case("mean", "reduce_mean", name="verify_se_mean", opsets=(17,))
+def se_mean(paddle, rng):
+    return _se_block(paddle, "mean"), [_se_input(rng)]
+
+
+@case("pool2d", name="verify_se_pool", opsets=(17,))
+def se_pool(paddle, rng):
+    return _se_block(paddle, "pool"), [_se_input(rng)]
+
+
+@case("stack", "shape", "slice", name="verify_stack_shapes", opsets=(17,), formats=("pir",),
+      why="the 0-D shape values stacked are what PIR hands over (RT-DETR's deformable attention)")
+def stack_shapes(paddle, rng):
+    """Shapes built from ``paddle.shape`` scalars (0-D in PIR) and ``stack``ed, as RT-DETR's
+    deformable attention does, on an input whose dims are dynamic (so nothing folds)."""
+
+    class Net(paddle.nn.Layer):
+        def forward(self, x):
+            shape = paddle.shape(x)
+            b, n, c = shape[0], shape[1], shape[2]
+            target = paddle.stack([b, n * c // 4, paddle.full([], 4, "int64").astype(b.dtype)])
+            y = paddle.reshape(x * 2.0, target)
+            two = paddle.stack([b * n, c])
+            return paddle.reshape(y, two) + 1.0
+
+    x = rng.standard_normal((2, 5, 8)).astype("float32")
+    return _static(paddle, Net()), [x], [(None, None, 8)]
+
+
+TOPK_CANDIDATES, TOPK_KEEP, TOPK_TERMS = 1000, 300, 1024
+
+
+@case("top_k_v2", "topk", name="verify_topk_head", opsets=(17,))
+def topk_head(paddle, rng):
+    """An RT-DETR-like head with no NMS: each query's score is a base level (40 queries per
+    level) plus the mean of a permutation of one vector of 1,024 values, which is one number
+    mathematically but rounds differently per query and per runtime: near-tied scores whose
+    order (and which queries of the last level the top 300 keeps) differ between the runtimes.
+    Output: [300, 6] rows of (label, score, box)."""
+    import numpy as np
+
+    class Head(paddle.nn.Layer):
+        def forward(self, feats, base, boxes):
+            logits = base + paddle.mean(feats, axis=1)
+            scores, idx = paddle.topk(logits, k=TOPK_KEEP)
+            labels = paddle.cast(idx % 7, "float32")
+            picked = paddle.gather(boxes, idx)
+            return paddle.concat([labels.unsqueeze(1), scores.unsqueeze(1), picked], axis=1)
+
+    vec = (rng.standard_normal(TOPK_TERMS) * 10.0).astype("float32")
+    feats = np.stack([rng.permutation(vec) for _ in range(TOPK_CANDIDATES)]).astype("float32")
+    base = (np.arange(TOPK_CANDIDATES) // 40 * 0.05).astype("float32")[rng.permutation(TOPK_CANDIDATES)]
+    boxes = (rng.random((TOPK_CANDIDATES, 4)) * 640.0).astype("float32")
+    return _static(paddle, Head()), [feats, base, boxes], [(TOPK_CANDIDATES, TOPK_TERMS), (TOPK_CANDIDATES,),
+                                                            (TOPK_CANDIDATES, 4)]

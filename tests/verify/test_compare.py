@@ -58,3 +58,21 @@ def test_replay_tolerances_follow_the_precision():
     assert replay_rtol("float16", False, 1) > 1e-3
     assert coarsest("float64", "float32") == "float32" and coarsest("float32", "bfloat16") == "bfloat16"
     assert coarsest(None) is None
+
+
+def test_top_k_rows_with_near_ties_at_the_cut():
+    """Top-k queries with no NMS: rows at the lowest kept score may differ (which of the
+    near-equal candidates make the cut is float noise); any other row may not."""
+    from pd2onnx.verification.compare import looks_like_detections
+
+    want = np.array([[1, 0.9, 0, 0, 1, 1], [2, 0.8, 1, 1, 2, 2], [3, 0.5, 5, 5, 6, 6]], np.float32)
+    other = np.array([2, 0.5 + 1e-7, 7, 7, 8, 8], np.float32)  # another query at the same score
+    got = np.stack([want[1], want[0], other])
+    assert looks_like_detections(got, want)
+    d = compare_rows("out", got, want, 1e-5)
+    assert d.within(1e-5) and "lowest kept score" in d.note
+    high = np.stack([want[1], other, want[2]])  # the 0.9 row is missing: not a near tie
+    assert compare_rows("out", high, want, 1e-5).problem
+    feats = want.copy()
+    feats[:, 0] += 0.5  # no integer labels: not detections
+    assert not looks_like_detections(feats, feats)

@@ -177,12 +177,19 @@ def compare_ties(name: str, got: np.ndarray, want: np.ndarray, x: np.ndarray, ax
 
 def compare_rows(name: str, got: np.ndarray, want: np.ndarray, rtol: float,
                  got_index: np.ndarray | None = None, want_index: np.ndarray | None = None,
-                 got_counts: np.ndarray | None = None, want_counts: np.ndarray | None = None) -> ValueDiff:
-    """NMS-style rows ([label, score, box ...]) as a set per image: each row of ``got``
-    matched to one of ``want`` with the same label (and index) and the other columns within
-    ``rtol`` of the rows' range."""
+                 got_counts: np.ndarray | None = None, want_counts: np.ndarray | None = None,
+                 atol: float = 0.0) -> ValueDiff:
+    """Detection rows ([label, score, box ...]: NMS output, top-k queries) as a set per image
+    (``got_counts``/``want_counts`` rows each, else one image per leading index of a 3-D
+    array, else one): each row of ``got`` matched to one of ``want`` with the same label (and
+    index) and the other columns within ``rtol`` of their column's range (plus ``atol``).
+    The near-tie rule: rows whose score is at the lowest kept score (within tolerance) may
+    differ, as which of several near-equal candidates make the cut is float noise."""
     got, want = np.asarray(got), np.asarray(want)
     diff = compare(name, got, want)
+    if got.ndim == 3 and want.ndim == 3 and got.shape == want.shape and got_counts is None:
+        got_counts = want_counts = np.full(want.shape[0], want.shape[1])
+        got, want = got.reshape(-1, got.shape[-1]), want.reshape(-1, want.shape[-1])
     if got.ndim != 2 or want.ndim != 2 or got.shape[1:] != want.shape[1:]:
         return diff
     if got.shape[0] != want.shape[0]:
@@ -200,31 +207,61 @@ def compare_rows(name: str, got: np.ndarray, want: np.ndarray, rtol: float,
     if got_index is not None and want_index is not None and np.size(got_index) == g.shape[0]:
         g = np.concatenate([g, np.asarray(got_index, np.float64).reshape(-1, 1)], axis=1)
         w = np.concatenate([w, np.asarray(want_index, np.float64).reshape(-1, 1)], axis=1)
-    exact_cols = [0] + ([g.shape[1] - 1] if g.shape[1] > want.shape[1] else [])
+    exact = np.zeros(g.shape[1], bool)
+    exact[0] = True
+    if g.shape[1] > want.shape[1]:
+        exact[-1] = True
     scale = float(np.abs(w).max()) if w.size else 0.0
-    tol = rtol * scale
-    worst = 0.0
+    tols = atol + rtol * (np.abs(w).max(axis=0) if w.size else np.zeros(g.shape[1]))
+    worst, ties = 0.0, 0
     for k, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:])):
-        free = list(range(lo, hi))
-        for i in range(lo, hi):
-            best, best_err = None, None
-            for j in free:
-                if any(g[i, c] != w[j, c] for c in exact_cols):
-                    continue
-                err = float(np.abs(g[i] - w[j]).max())
-                if best_err is None or err < best_err:
-                    best, best_err = j, err
-                    if err == 0:
-                        break
-            if best is None or best_err > tol:
-                diff.problem = f"row {i - lo} of image {k} matches none of Paddle's rows"
-                diff.max_abs = max(diff.max_abs, float("inf") if best_err is None else best_err)
+        if hi <= lo:
+            continue
+        gi, wi = g[lo:hi], w[lo:hi]
+        err = np.abs(gi[:, None, :] - wi[None, :, :])  # [got row, want row, column]
+        same = (err[..., exact] == 0).all(axis=2)
+        close = same & (err[..., ~exact] <= tols[~exact]).all(axis=2)
+        cost = np.where(close, err.max(axis=2), np.inf)
+        free = np.ones(hi - lo, bool)
+        unmatched = []
+        for i in range(hi - lo):
+            row = np.where(free, cost[i], np.inf)
+            j = int(np.argmin(row))
+            if not np.isfinite(row[j]):
+                unmatched.append(i)
+                continue
+            free[j] = False
+            worst = max(worst, float(row[j]))
+        if unmatched:
+            # near ties at the cut: the rows left over on both sides all sit at the lowest score
+            low = min(float(gi[:, 1].min()), float(wi[:, 1].min())) + tols[1]
+            left_g, left_w = gi[unmatched, 1], wi[free, 1]
+            if (left_g > low).any() or (left_w > low).any():
+                i = unmatched[0]
+                diff.problem = f"row {i} of image {k} matches none of Paddle's rows"
+                diff.max_abs = float("inf")
                 return diff
-            free.remove(best)
-            worst = max(worst, best_err)
+            ties += len(unmatched)
     diff.max_abs, diff.scale = worst, scale
     diff.max_rel = worst / scale if scale > 0 else 0.0
     diff.exact = False
+    notes = []
     if not np.array_equal(got, want):
-        diff.note = "compared as a set of rows (order differs)"
+        notes.append("compared as a set of rows (order differs)")
+    if ties:
+        notes.append(f"{ties} row(s) at the lowest kept score differ: near ties at the cut")
+    diff.note = "; ".join(notes)
     return diff
+
+
+def looks_like_detections(got: np.ndarray, want: np.ndarray) -> bool:
+    """Rows of [label, score, box ...] (top-k queries with no NMS, as RT-DETR, DINO and
+    PP-DocLayout give; [N, 6] or [batch, N, 6]): float rows of 6 or more columns whose first
+    column holds integer labels on both sides."""
+    got, want = np.asarray(got), np.asarray(want)
+    if got.shape != want.shape or want.ndim not in (2, 3) or want.shape[-1] < 6 or want.shape[-2] < 2:
+        return False
+    if want.dtype.kind != "f" or got.dtype.kind != "f":
+        return False
+    labels = np.concatenate([got[..., 0].reshape(-1), want[..., 0].reshape(-1)]).astype(np.float64)
+    return bool(np.isfinite(labels).all() and (labels == np.round(labels)).all() and (labels >= -1).all())

@@ -28,6 +28,7 @@ class OnnxSide:
     record: provenance.Provenance | None = None
     node_ops: dict[str, tuple[int, int]] = field(default_factory=dict)  # node name -> Paddle op
     notes: list[str] = field(default_factory=list)
+    runtime: str = "onnxruntime"  # what computes the ONNX side (RUNTIMES)
 
     def defined(self, name: str) -> bool:
         return name in self.producers or name in self.initializers or name in self.inputs
@@ -130,14 +131,23 @@ def run(side: OnnxSide, feeds: dict[str, np.ndarray], extra: list[str]) -> tuple
     for name in added:
         graph.output.append(onnx.ValueInfoProto(name=name))
     try:
-        results = run_model(side.proto, feeds, side.source)
+        results = run_model(side.proto, feeds, side.source, side.runtime)
     finally:
         del graph.output[len(outputs):]
     values = dict(zip(outputs + added, results))
     return results[: len(outputs)], values
 
 
-def session(model: onnx.ModelProto | bytes | str):
+RUNTIMES = ("onnxruntime", "openvino")
+RUNTIME_NAMES = {"onnxruntime": "ONNX Runtime", "openvino": "OpenVINO"}
+OPENVINO_CONFIG = {"INFERENCE_PRECISION_HINT": "f32"}  # CPU, float32 arithmetic
+
+
+def session(model: onnx.ModelProto | bytes | str, runtime: str = "onnxruntime"):
+    """A session of ``runtime`` on ``model``: ``get_inputs()`` (objects with ``.name``) and
+    ``run(names or None, feeds)``, as ONNX Runtime's."""
+    if runtime == "openvino":
+        return _OpenVINOSession(model)
     try:
         import onnxruntime as ort
     except ImportError:
@@ -152,15 +162,68 @@ def session(model: onnx.ModelProto | bytes | str):
     return ort.InferenceSession(data, opts, providers=["CPUExecutionProvider"])
 
 
-def run_model(model: onnx.ModelProto | bytes | str, feeds: dict[str, np.ndarray], source: str) -> list:
+@dataclass
+class _Input:
+    name: str
+
+
+class _OpenVINOSession:
+    """OpenVINO's CPU plugin (float32 precision hint) behind ONNX Runtime's session calls. Its
+    ONNX reader and CPU plugin take no input of unknown rank, so the model's inputs are given
+    the shapes of each run's feeds before it is read and compiled."""
+
+    def __init__(self, model: onnx.ModelProto | bytes | str) -> None:
+        try:
+            import openvino  # noqa: F401
+        except ImportError:
+            raise UsageError("openvino is not installed (verify --runtime openvino)",
+                             hint="pip install 'pd2onnx[openvino]'") from None
+        proto = model if isinstance(model, onnx.ModelProto) else onnx.load_from_string(model) \
+            if isinstance(model, bytes) else onnx.load(model)
+        self.proto = proto
+        inits = {t.name for t in proto.graph.initializer}
+        self.inputs = [i.name for i in proto.graph.input if i.name not in inits]
+        self.outputs = [o.name for o in proto.graph.output]
+
+    def get_inputs(self) -> list[_Input]:
+        return [_Input(n) for n in self.inputs]
+
+    def run(self, names: list[str] | None, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+        import openvino as ov
+
+        shaped = onnx.ModelProto()
+        shaped.CopyFrom(self.proto)
+        for vi in shaped.graph.input:
+            if vi.name in feeds:
+                shape = vi.type.tensor_type.shape
+                del shape.dim[:]
+                for d in np.shape(feeds[vi.name]):
+                    shape.dim.add().dim_value = int(d)
+        core = ov.Core()
+        model = core.read_model(shaped.SerializeToString(), b"")
+        compiled = core.compile_model(model, "CPU", OPENVINO_CONFIG)
+        results = compiled.create_infer_request().infer({n: feeds[n] for n in self.inputs})
+        by_name = {}
+        for port, value in results.items():
+            for n in port.get_names():
+                by_name[n] = np.asarray(value)
+        return [by_name[n] for n in (names or self.outputs)]
+
+
+def run_model(model: onnx.ModelProto | bytes | str, feeds: dict[str, np.ndarray], source: str,
+              runtime: str = "onnxruntime") -> list:
+    if runtime == "onnxruntime":
+        try:
+            import onnxruntime as ort  # noqa: F401
+        except ImportError:
+            raise UsageError("onnxruntime is not installed", hint="pip install 'pd2onnx[verify]'") from None
+    who = RUNTIME_NAMES[runtime]
     try:
-        import onnxruntime as ort  # noqa: F401
-    except ImportError:
-        raise UsageError("onnxruntime is not installed", hint="pip install 'pd2onnx[verify]'") from None
-    try:
-        sess = session(model)
+        sess = session(model, runtime)
+    except UsageError:
+        raise
     except Exception as exc:  # noqa: BLE001  (onnxruntime raises its own exception types)
-        raise VerifyError(f"ONNX Runtime cannot load the model: {str(exc)[:500]}", file=source) from None
+        raise VerifyError(f"{who} cannot load the model: {str(exc)[:500]}", file=source) from None
     names = [i.name for i in sess.get_inputs()]
     missing = [n for n in names if n not in feeds]
     if missing:
@@ -173,4 +236,4 @@ def run_model(model: onnx.ModelProto | bytes | str, feeds: dict[str, np.ndarray]
         if "bfloat16" in str(exc):
             hint = "ONNX Runtime's Python API exchanges no bfloat16 arrays: verify cannot check models with " \
                    "bfloat16 inputs or outputs yet"
-        raise VerifyError(f"ONNX Runtime failed to run the model: {str(exc)[:500]}", file=source, hint=hint) from None
+        raise VerifyError(f"{who} failed to run the model: {str(exc)[:500]}", file=source, hint=hint) from None

@@ -194,3 +194,30 @@ def pass_through_source(plan: Plan, ref: Ref) -> Ref:
             return ref
         ref, seen = prev, seen + 1
     return ref
+
+
+def adapt(value, shape: tuple | None, dtype) -> tuple:
+    """Paddle's ``value`` in the layout the ONNX model holds it in (``shape``, with None for
+    a dim not known, and ``dtype``; either may be None when unknown): a 0-D scalar where the
+    ONNX value is [1] or the reverse, int32 shape values where ONNX reads int64, any view of
+    the same elements (PIR and legacy programs shape some values differently). Returns the
+    adapted array and what was changed (``""`` if nothing)."""
+    import numpy as np
+
+    arr = np.asarray(value)
+    changed = []
+    if dtype is not None and arr.dtype != dtype:
+        changed.append(f"{arr.dtype} -> {np.dtype(dtype)}")
+        arr = arr.astype(dtype)
+    if shape is not None and tuple(arr.shape) != tuple(shape):
+        known = [d for d in shape if d is not None]
+        fits = len(known) == len(shape) and int(np.prod(known, dtype=np.int64)) == arr.size
+        if fits:
+            changed.append(f"shape {list(arr.shape)} -> {list(shape)}")
+            arr = arr.reshape(shape)
+        elif arr.size == 1 and len(shape) != arr.ndim and all(d in (None, 1) for d in shape):
+            changed.append(f"shape {list(arr.shape)} -> rank {len(shape)}")
+            arr = arr.reshape((1,) * len(shape))
+    # (np.ascontiguousarray would turn a 0-D array into [1])
+    arr = arr if arr.flags.c_contiguous else arr.copy(order="C")
+    return arr, "; ".join(changed)

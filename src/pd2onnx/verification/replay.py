@@ -217,7 +217,7 @@ def run_units(side: OnnxSide, units: list[tuple[int, Unit]], feeds: dict[str, np
         return {}, {}
     model, outputs, inputs = batch_model(side, units, input_types)
     try:
-        sess = session(model)
+        sess = session(model, side.runtime)
         names = list(outputs.values())
         got = sess.run(names, {n: feeds[n] for n in inputs})
         return dict(zip(outputs.keys(), got)), {}

@@ -8,9 +8,10 @@ import math
 from dataclasses import dataclass, field
 
 from pd2onnx.verification.compare import ValueDiff
+from pd2onnx.verification.referee import Judgement
 
-MATCH, AMPLIFIED, MISMATCH = "match", "amplified", "mismatch"
-EXIT_CODES = {MATCH: 0, AMPLIFIED: 0, MISMATCH: 3}
+MATCH, AMPLIFIED, MISMATCH, UNEXPLAINED = "match", "amplified", "mismatch", "unexplained"
+EXIT_CODES = {MATCH: 0, AMPLIFIED: 0, MISMATCH: 3, UNEXPLAINED: 4}
 
 
 @dataclass
@@ -31,6 +32,11 @@ class OpReport:
     replayed_with: tuple[int, int] | None = None  # replayed as part of another op's nodes (fused)
     covers: list[tuple[int, int]] = field(default_factory=list)  # ops replayed together with it
     nodes: list[str] = field(default_factory=list)
+    referee: Judgement | None = None  # the float64 referee, for a replay out of tolerance
+
+    @property
+    def fused(self) -> bool:
+        return self.replayed_with is not None
 
     @property
     def where(self) -> str:
@@ -66,6 +72,8 @@ class OpReport:
             out["located"] = [d.to_json() for d in self.located]
         if self.replay:
             out["replay"] = [d.to_json() for d in self.replay]
+        if self.referee is not None:
+            out["referee"] = self.referee.to_json()
         if self.nodes:
             out["nodes"] = self.nodes
         return out
@@ -87,7 +95,11 @@ class VerifyReport:
     located: bool = False  # --locate ran
     replayed: bool = False  # --replay ran
     first_divergence: OpReport | None = None
+    # ops not replayed whose inputs are within tolerance in the full run and whose outputs
+    # are not: one of them may explain the difference, and nothing checked it
+    unexplained: list[OpReport] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    runtime: str = "onnxruntime"  # what computed the ONNX side
     seconds: dict[str, float] = field(default_factory=dict)
 
     def ok(self, rtol: float | None = None, atol: float | None = None) -> bool:
@@ -105,12 +117,19 @@ class VerifyReport:
         return [op for op in self.ops if not op.replayed]
 
     @property
+    def refereed(self) -> list[OpReport]:
+        """Ops out of the replay tolerance that the float64 referee judged right."""
+        return [op for op in self.ops if op.referee is not None and op.referee.right]
+
+    @property
     def verdict(self) -> str:
         if self.failed_replays:
             return MISMATCH
         if self.ok():
             return MATCH
-        return AMPLIFIED if self.replayed else MISMATCH
+        if not self.replayed:
+            return MISMATCH
+        return UNEXPLAINED if self.unexplained else AMPLIFIED
 
     @property
     def exit_code(self) -> int:
@@ -121,12 +140,21 @@ class VerifyReport:
         verdict = self.verdict
         skipped = len(self.not_replayed) if self.replayed else 0
         tail = f"; {skipped} op(s) not replayed (listed above, with why)" if skipped else ""
+        judged = len(self.refereed)
+        if judged:
+            tail = f" ({judged} of them judged by the float64 referee: Paddle's float32 rounding){tail}"
         if verdict == MATCH:
             replayed = f", every replayed op within its tolerance{tail}" if self.replayed else ""
             return f"verdict: match: the outputs agree with Paddle's (rtol {self.rtol:g}, atol {self.atol:g}){replayed}"
         if verdict == AMPLIFIED:
             return ("verdict: amplified: the outputs differ from Paddle's, but every op, fed Paddle's own inputs, "
                     f"gives Paddle's outputs{tail}: float noise amplified by the model, not a conversion error")
+        if verdict == UNEXPLAINED:
+            names = ", ".join(op.label for op in self.unexplained[:5]) + \
+                (f" and {len(self.unexplained) - 5} more" if len(self.unexplained) > 5 else "")
+            return ("verdict: unexplained: the outputs differ from Paddle's and every replayed op gives Paddle's "
+                    f"outputs, but {names}, not replayed (see above), may explain the difference: its inputs agree "
+                    "with Paddle's in the full run, its outputs do not")
         failed = self.failed_replays
         if failed:
             names = ", ".join(op.label for op in failed[:5]) + (f" and {len(failed) - 5} more" if len(failed) > 5 else "")
@@ -145,27 +173,32 @@ class VerifyReport:
             "verdict": self.verdict,
             "exit_code": self.exit_code,
             "onnx": self.onnx_source,
+            "runtime": self.runtime,
             "rtol": self.rtol,
             "atol": self.atol,
             "outputs": [dict(o.to_json(), ok=o.within(self.rtol, self.atol)) for o in self.outputs],
             "first_divergence": first,
+            "replay_counts": self.replay_counts(),
+            "unexplained": [{"op_type": op.op_type, "block": op.block, "index": op.index, "why": op.why}
+                            for op in self.unexplained],
             "ops": [op.to_json() for op in self.ops],
             "notes": self.notes,
             "seconds": self.seconds,
         }
 
+    def replay_counts(self) -> dict[str, int]:
+        """Ops replayed on their own, not replayed, and replayed with the op they were fused into."""
+        if not self.replayed:
+            return {}
+        fused = sum(1 for op in self.ops if op.fused)
+        replayed = sum(1 for op in self.ops if op.replayed and not op.fused)
+        return {"replayed": replayed, "not_replayed": len(self.not_replayed), "fused": fused,
+                "out_of_tolerance": len(self.failed_replays), "refereed": len(self.refereed)}
+
     def write_json(self, path: str) -> None:
         from pd2onnx.onnx_io import write_text
 
         write_text(path, json.dumps(self.to_json(), indent=1))
-
-    def write_html(self, path: str) -> None:
-        """``verify --html``: the report as one self-contained page (``verification/report_page.py``;
-        not ``html.py``: the Paddle worker runs with this folder first on its path, where a
-        module of that name hides the standard library's)."""
-        from pd2onnx.verification import report_page
-
-        report_page.write(dict(self.to_json(), summary=self.summary()), path, f"pd2onnx verify: {self.onnx_source}")
 
 
 def _fmt(x: float) -> str:
@@ -183,7 +216,8 @@ def format_report(report: VerifyReport, rtol: float | None = None, atol: float |
                   every_op: bool = False) -> str:
     rtol = report.rtol if rtol is None else rtol
     atol = report.atol if atol is None else atol
-    lines = [f"ONNX model: {report.onnx_source}",
+    lines = [f"ONNX model: {report.onnx_source}" + (f" (run by {report.runtime})" if report.runtime != "onnxruntime"
+                                                     else ""),
              f"{'output':40s} {'shape':>18s} {'max abs':>10s} {'max rel':>10s}  result"]
     for o in report.outputs:
         verdict = o.problem or ("ok" if o.within(rtol, atol) else f"MISMATCH (atol {atol}, rtol {rtol})")
@@ -201,6 +235,9 @@ def format_report(report: VerifyReport, rtol: float | None = None, atol: float |
                 mark = "  <- first out of tolerance" if bad else ""
                 lines.append(f"  {op.label}: " + "; ".join(_diff_text(d) for d in op.located) + mark)
         first = report.first_divergence
+        for op in report.unexplained:
+            lines.append(f"  {op.label} was not replayed ({op.why}); its inputs agree with Paddle's, its outputs do "
+                         "not: it may explain the difference")
         if first is None:
             lines.append("  every compared value is within tolerance")
         else:
@@ -212,15 +249,22 @@ def format_report(report: VerifyReport, rtol: float | None = None, atol: float |
         for op in failed:
             lines.append(f"  FAIL {op.label} (tolerance {op.replay_rtol:.2g} of the range): "
                          + "; ".join(_diff_text(d) for d in op.replay))
+            if op.referee is not None:
+                lines.append(f"       {op.referee.text()}")
             if op.nodes:
                 lines.append(f"       its ONNX nodes: {', '.join(op.nodes[:8])}" + (" ..." if len(op.nodes) > 8 else ""))
+        for op in report.refereed:
+            lines.append(f"  ok   {op.label}: out of the replay tolerance ({op.replay_rtol:.2g}): "
+                         + "; ".join(_diff_text(d) for d in op.replay))
+            lines.append(f"       {op.referee.text()}")
         if every_op:
             for op in replayed:
-                if op.replay_ok:
+                if op.replay_ok and op.referee is None:
                     lines.append(f"  ok   {op.label}: " + "; ".join(_diff_text(d) for d in op.replay))
-        together = sum(1 for op in report.ops if op.replayed_with is not None)
-        lines.append(f"  {len(replayed)} op(s) replayed, {len(failed)} out of tolerance"
-                     + (f"; {together} more replayed together with the op they were fused into" if together else ""))
+        counts = report.replay_counts()
+        lines.append(f"  replayed {counts['replayed']} / not replayed {counts['not_replayed']} / fused "
+                     f"{counts['fused']} (replayed with the op they were fused into); {len(failed)} out of tolerance"
+                     + (f", {counts['refereed']} more judged right by the float64 referee" if counts["refereed"] else ""))
         skipped = report.not_replayed
         if skipped:
             lines.append(f"  not replayed ({len(skipped)}):")
