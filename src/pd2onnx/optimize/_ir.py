@@ -13,6 +13,7 @@ Conventions (they are what keep the passes safe on any model):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -144,7 +145,7 @@ def const_size(value: ir.Value) -> int:
     """Element count of a constant, without loading its data."""
     tensor = value.const_value
     assert tensor is not None
-    return int(np.prod([int(d) for d in tensor.shape], dtype=np.int64)) if len(tensor.shape) else 1
+    return math.prod(int(d) for d in tensor.shape)  # 1 for a scalar; math.prod: no numpy call
 
 
 def const_shape(value: ir.Value) -> tuple[int, ...]:
