@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-
 from onnx import numpy_helper
 
 from optimize._util import F, check, helper, init, model, ops, vi

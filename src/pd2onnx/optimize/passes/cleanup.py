@@ -590,7 +590,7 @@ class DedupInitializers(OptimizerPass):
                 if const_size(value) > self.size_limit or value.const_value.dtype == ir.DataType.STRING:
                     continue
                 groups.setdefault((value.const_value.dtype, const_shape(value)), []).append(value)
-            for (dtype, shape), values in groups.items():
+            for values in groups.values():
                 if len(values) < 2:
                     continue
                 seen: dict[str, ir.Value] = {}
