@@ -113,6 +113,35 @@ def test_docs_ops_table_is_current():
         assert f.read() == format_ops_markdown(supported_ops()), "run: python tools/gen_ops_doc.py"
 
 
+def test_mapper_index_is_current():
+    from pd2onnx.convert.registry import format_module_index
+
+    path = os.path.join(HERE, "..", "src", "pd2onnx", "convert", "ops", "_index.py")
+    with open(path) as f:
+        assert f.read() == format_module_index(), "run: python tools/gen_mapper_index.py"
+
+
+def test_convert_imports_only_the_mappers_it_needs(model, tmp_path):
+    """A relu model loads the activation mappers, not the detection or LLM ones (the index
+    routes each op to its module); the conversion is the same as with every module loaded."""
+    code = (
+        "import sys; from pd2onnx.cli import main\n"
+        "try: main(['convert', sys.argv[1], '-o', sys.argv[2]])\n"
+        "except SystemExit as e: assert not e.code, e.code\n"
+        "print(sorted(m.rsplit('.', 1)[1] for m in sys.modules if m.startswith('pd2onnx.convert.ops.')))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, model, str(tmp_path / "a.onnx")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    loaded = set(eval(proc.stdout.strip().splitlines()[-1]))
+    assert "activation" in loaded
+    assert not {"detection", "llm", "sequence", "control_flow"} & loaded, loaded
+    full = subprocess.run([sys.executable, "-c", "import sys; from pd2onnx.convert import registry; registry._load();"
+                           + code.replace("import sys; ", ""), model, str(tmp_path / "b.onnx")],
+                          capture_output=True, text=True)
+    assert full.returncode == 0, full.stderr
+    assert (tmp_path / "a.onnx").read_bytes() == (tmp_path / "b.onnx").read_bytes()
+
+
 def test_verify_against_paddle(model):
     proc = run("verify", model)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from onnx import numpy_helper
 
 from optimize._util import F, check, helper, init, model, ops, vi
 
@@ -38,6 +39,37 @@ def test_fuse_batchnorm(producer, inits, x_shape, y_shape):
     out, r = check(model([producer, BN], [vi("x", F, x_shape)], [vi("y", F, y_shape)], inits + bn_inits(6)))
     assert "BatchNormalization" not in ops(out) and sum(ops(out).values()) == 1
     assert r.changes["fuse-bn"] == 1
+
+
+@pytest.mark.parametrize("kind", ["conv", "convtranspose_grouped", "gemm_transB", "matmul"])
+def test_fused_weight_is_the_float64_product_rounded_once(kind):
+    """The fused weight is w * s computed in float64 and rounded once to float32 (what a
+    float64 copy of the weight gives), written in one pass without that copy."""
+    c = 6
+    w = {"conv": f32(6, 4, 3), "convtranspose_grouped": f32(4, 3, 2, 2), "gemm_transB": f32(6, 4),
+         "matmul": f32(4, 6)}[kind]
+    node = {"conv": helper.make_node("Conv", ["x", "W"], ["h"], pads=[1, 1]),
+            "convtranspose_grouped": helper.make_node("ConvTranspose", ["x", "W"], ["h"], group=2),
+            "gemm_transB": helper.make_node("Gemm", ["x", "W"], ["h"], transB=1),
+            "matmul": helper.make_node("MatMul", ["x", "W"], ["h"])}[kind]
+    x_shape, y_shape = {"conv": (["N", 4, 5], ["N", 6, 5]), "convtranspose_grouped": (["N", 4, 3, 3], ["N", 6, 4, 4]),
+                        "gemm_transB": (["N", 4], ["N", 6]), "matmul": (["N", 4], ["N", 6])}[kind]
+    bn = bn_inits(c)
+    out, _ = check(model([node, BN], [vi("x", F, x_shape)], [vi("y", F, y_shape)], [init("W", w)] + bn))
+    sc, _, _, var = (numpy_helper.to_array(t).astype(np.float64) for t in bn)
+    s = sc / np.sqrt(var + 1e-3)
+    w64 = w.astype(np.float64)
+    if kind == "conv":
+        want = w64 * s.reshape(-1, 1, 1)
+    elif kind == "convtranspose_grouped":
+        want = (w64.reshape(2, 2, 3, 2, 2) * s.reshape(2, 1, 3, 1, 1)).reshape(w.shape)
+    elif kind == "gemm_transB":
+        want = w64 * s[:, None]
+    else:
+        want = w64 * s[None, :]
+    fused = [numpy_helper.to_array(t) for t in out.graph.initializer if t.dims == list(w.shape)]
+    assert len(fused) == 1 and fused[0].dtype == np.float32
+    np.testing.assert_array_equal(fused[0], want.astype(np.float32))
 
 
 def test_fuse_batchnorm_not_when_conv_output_read_twice():

@@ -19,6 +19,7 @@ from pd2onnx.convert.casting import c_cast
 from pd2onnx.convert.legalize import has_kernel
 from pd2onnx.convert.onnx_types import onnx_dtype
 from pd2onnx.errors import ConversionError, DeclarationsCorrected, ModelFormatError, OpRefused, OpsetTooLow
+from pd2onnx.optimize._ir import make_attrs
 from pd2onnx.paddle import dtypes
 
 if TYPE_CHECKING:
@@ -343,7 +344,7 @@ class OpContext:
     def emit(
         self, op_type: str, inputs: Sequence[ir.Value | None], attrs: dict[str, Any], n_out: int, domain: str = ""
     ) -> Any:
-        attributes = ir.convenience.convert_attributes({k: v for k, v in attrs.items() if v is not None})
+        attributes = make_attrs(attrs)
         self._nodes += 1
         name = f"{self.pd.type}_{self.pd.block_idx}_{self.pd.index}/{op_type}_{self._nodes}"
         node = ir.Node(domain, op_type, list(inputs), attributes, num_outputs=n_out, name=name)

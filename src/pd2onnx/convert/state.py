@@ -21,6 +21,7 @@ from pd2onnx.convert.casting import c_cast
 from pd2onnx.convert.naming import fresh_name
 from pd2onnx.convert.onnx_types import onnx_dtype
 from pd2onnx.errors import ConversionError, OpRefused
+from pd2onnx.optimize._ir import np_tensor
 from pd2onnx.paddle import dtypes
 from pd2onnx.paddle.program import Op, Program
 
@@ -96,7 +97,7 @@ class ConvertState:
     def add_const(self, arr: np.ndarray, name: str | None = None) -> ir.Value:
         self.const_count += 1
         vname = self.unique_name(name or f"const_{self.const_count}")
-        value = ir.Value(name=vname, const_value=ir.tensor(arr, name=vname),
+        value = ir.Value(name=vname, const_value=np_tensor(arr, name=vname),
                          type=ir.TensorType(ir.DataType.from_numpy(arr.dtype)), shape=ir.Shape(arr.shape))
         self.graph.register_initializer(value)
         return value

@@ -162,7 +162,14 @@ def gelu(ctx: OpContext) -> None:
 
 @mapper("silu", "swish")
 def silu_swish(ctx: OpContext) -> None:
-    """x / (1 + exp(-beta * x)); beta is legacy swish's attribute (1 otherwise)."""
+    """x / (1 + exp(-beta * x)); beta is legacy swish's attribute (1 otherwise).
+
+    Not x * Sigmoid(beta * x), although that is two nodes instead of four: ONNX Runtime's
+    float Sigmoid is a polynomial approximation (up to 4e-4 relative error for negative
+    inputs, saturating below -17): for x in [-17, 17] that form is up to 3.1e-6 off the
+    float64 result where this one and Paddle's kernel stay within 1.3e-6, and below -17 it
+    is up to 7x off relatively where they stay within 3e-7 (docs/benchmarks.md, "silu /
+    swish"). OpenVINO gives both forms the same results."""
     x, dtype = _x(ctx)
     beta = _fattr(ctx, "beta", 1.0) if ctx.pd.type == "swish" else 1.0
     e = ctx.op.Exp(ctx.op.Neg(_scaled(ctx, x, beta, dtype)))

@@ -10,7 +10,7 @@ import numpy as np
 import onnx_ir as ir
 
 from pd2onnx import provenance
-from pd2onnx.optimize._ir import Namer, _contig, is_onnx, iter_graphs, replace_value
+from pd2onnx.optimize._ir import Namer, _contig, is_onnx, iter_graphs, np_tensor, replace_value
 
 logger = logging.getLogger(__name__)
 
@@ -85,7 +85,7 @@ class NodePass(OptimizerPass):
         assert self.namer is not None
         array = np.asarray(array)
         if old.is_graph_output():
-            tensor = ir.tensor(array)
+            tensor = np_tensor(array)
             out = ir.Value(name=None, shape=ir.Shape(array.shape), type=ir.TensorType(tensor.dtype))
             const = ir.node("Constant", [], {"value": tensor}, outputs=[out])
             producer = old.producer()
@@ -101,7 +101,7 @@ class NodePass(OptimizerPass):
         # The folded value dies with its node, so the initializer can take over its name.
         name = old.name or self.namer.fresh("const")
         old.name = None
-        tensor = ir.tensor(_contig(array), name=name)
+        tensor = np_tensor(_contig(array), name=name)
         init = ir.Value(name=name, shape=ir.Shape(array.shape), type=ir.TensorType(tensor.dtype), const_value=tensor)
         graph.register_initializer(init)
         ir.convenience.replace_all_uses_with(old, init)

@@ -560,27 +560,53 @@ class DedupInitializers(OptimizerPass):
 
     size_limit = 1 << 16
 
+    def __init__(self, options=None) -> None:
+        super().__init__(options)
+        # digest per tensor object, kept across the rounds of one optimize() (the tensor is
+        # held so that its id cannot be reused): each weight is hashed at most once
+        self._digests: dict[int, tuple[ir.TensorProtocol, str]] = {}
+
+    def _digest(self, tensor: ir.TensorProtocol, arr: np.ndarray) -> str:
+        cached = self._digests.get(id(tensor))
+        if cached is not None and cached[0] is tensor:
+            return cached[1]
+        try:
+            data = memoryview(np.ascontiguousarray(arr).reshape(-1)).cast("B")
+        except (TypeError, ValueError):  # a dtype the buffer protocol cannot show (bfloat16)
+            data = arr.tobytes()
+        digest = hashlib.sha1(data).hexdigest()
+        self._digests[id(tensor)] = (tensor, digest)
+        return digest
+
     def run(self, model: ir.Model) -> int:
         count = 0
         for graph in list(iter_graphs(model.graph)):
-            seen: dict[tuple, ir.Value] = {}
+            # only initializers that share dtype and shape with another can be equal: the
+            # others are never read or hashed
+            groups: dict[tuple, list[ir.Value]] = {}
             for value in list(graph.initializers.values()):
                 if value.is_graph_input() or value.is_graph_output() or value.const_value is None:
                     continue
                 if const_size(value) > self.size_limit or value.const_value.dtype == ir.DataType.STRING:
                     continue
-                arr = const_array(value)
-                key = (value.const_value.dtype, arr.shape, hashlib.sha1(arr.tobytes()).hexdigest())
-                kept = seen.get(key)
-                if kept is None:
-                    seen[key] = value
+                groups.setdefault((value.const_value.dtype, const_shape(value)), []).append(value)
+            for values in groups.values():
+                if len(values) < 2:
                     continue
-                if not np.array_equal(const_array(kept), arr, equal_nan=arr.dtype.kind == "f"):
-                    continue
-                value.replace_all_uses_with(kept)
-                provenance.move(value, kept)
-                graph.initializers.pop(value.name)
-                count += 1
+                seen: dict[str, ir.Value] = {}
+                for value in values:
+                    arr = const_array(value)
+                    key = self._digest(value.const_value, arr)
+                    kept = seen.get(key)
+                    if kept is None:
+                        seen[key] = value
+                        continue
+                    if not np.array_equal(const_array(kept), arr, equal_nan=arr.dtype.kind == "f"):
+                        continue
+                    value.replace_all_uses_with(kept)
+                    provenance.move(value, kept)
+                    graph.initializers.pop(value.name)
+                    count += 1
         return count
 
 

@@ -62,8 +62,29 @@ def _in_type(values: np.ndarray, np_dt: np.dtype) -> np.ndarray | None:
     there (a fused weight that overflows the type, or non-finite statistics, would change
     what the unfused graph computes: such a node is left as it is)."""
     with np.errstate(over="ignore", invalid="ignore"):
-        typed = _contig(values).astype(np_dt)
-    return typed if np.all(np.isfinite(typed.astype(np.float64))) else None
+        typed = _contig(values).astype(np_dt, copy=False)
+    return typed if _all_finite(typed) else None
+
+
+def _all_finite(a: np.ndarray) -> bool:
+    """No inf/NaN in a float array (float16/bfloat16 checked through float32; numpy's own
+    float types directly, without a widened copy)."""
+    if a.dtype.kind != "f" or a.dtype.itemsize < 4:
+        a = a.astype(np.float32)
+    return bool(np.isfinite(a).all())
+
+
+def _scaled_weight(w: np.ndarray, factor: np.ndarray, np_dt: np.dtype) -> np.ndarray | None:
+    """``w * factor`` (``factor`` float64, broadcasting along w) in ``np_dt``: the product is
+    computed in float64 and rounded once, as a float64 copy of ``w`` would give, but in one
+    pass that writes the new weight directly (no widened copy of the weight, no float64
+    intermediate of its size). None when the result is not finite (see ``_in_type``)."""
+    if np_dt not in (np.dtype(np.float32), np.dtype(np.float64)):
+        return _in_type(w.astype(np.float64) * factor, np_dt)  # float16/bfloat16: small, rare
+    out = np.empty(np.broadcast_shapes(w.shape, factor.shape), dtype=np_dt)
+    with np.errstate(over="ignore", invalid="ignore"):
+        np.multiply(w, factor, out=out, dtype=np.float64, casting="unsafe")
+    return out if _all_finite(out) else None
 
 
 def quantized_weight(w: ir.Value | None) -> ir.Value | None:
@@ -121,16 +142,17 @@ class _WeightFusion(NodePass):
         if scale is not None:
             if not is_const(w_val):
                 return False
-            w = const_array(w_val).astype(np.float64)
+            w = const_array(w_val)  # the stored (memory-mapped) weight, read once
             if op == "Conv":
-                w = w * scale.reshape((-1,) + (1,) * (w.ndim - 1))
+                new_w = _scaled_weight(w, scale.reshape((-1,) + (1,) * (w.ndim - 1)), np_dt)
             elif op == "ConvTranspose":
                 g = attr(node, "group", 1)
                 shape = w.shape
-                w = (w.reshape((g, shape[0] // g, shape[1]) + shape[2:]) * scale.reshape((g, 1, shape[1]) + (1,) * (w.ndim - 2))).reshape(shape)
+                grouped = w.reshape((g, shape[0] // g, shape[1]) + shape[2:])
+                new_w = _scaled_weight(grouped, scale.reshape((g, 1, shape[1]) + (1,) * (w.ndim - 2)), np_dt)
+                new_w = None if new_w is None else new_w.reshape(shape)
             else:
-                w = w * (scale[:, None] if attr(node, "transB", 0) else scale[None, :])
-            new_w = _in_type(w, np_dt)
+                new_w = _scaled_weight(w, scale[:, None] if attr(node, "transB", 0) else scale[None, :], np_dt)
             if new_w is None:
                 return False
         if op == "Gemm":
@@ -214,7 +236,7 @@ class FuseBatchNorm(_WeightFusion):
         if dt not in FLOAT_TYPES or const_shape(w)[1] != len(s):
             return False
         np_dt = np.dtype(dt.numpy())
-        new_w, new_c = _in_type(const_array(w).astype(np.float64) * s[None, :], np_dt), _in_type(shift, np_dt)
+        new_w, new_c = _scaled_weight(const_array(w), s[None, :], np_dt), _in_type(shift, np_dt)
         if new_w is None or new_c is None:
             return False
         w2 = new_initializer(graph, new_w, self.namer, derived_name(w.name, "_fused"))
