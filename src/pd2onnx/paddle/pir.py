@@ -77,6 +77,11 @@ def parse_type(tt: Any) -> tuple[str, str | None, tuple[int, ...] | None, list |
     return tname, None, None, None
 
 
+# attribute kinds whose payload (D) a value needs: without it a number would read as NaN or 0
+_NEEDS_VALUE = frozenset({"a_bool", "a_i32", "a_i64", "a_index", "a_f32", "a_f64", "a_array", "a_intarray",
+                          "a_dtype", "a_c64", "a_c128", "a_type"})
+
+
 def parse_attr(at: Any) -> Any:
     """A PIR attribute object -> a Python value (FORMATS.md 3.4)."""
     if not isinstance(at, dict) or "#" not in at:
@@ -87,6 +92,8 @@ def parse_attr(at: Any) -> Any:
             raise _Bad(f"unknown non-finite marker {at['VD']!r}")
         return _NON_FINITE[at["VD"]]
     d = at.get("D")
+    if d is None and kind in _NEEDS_VALUE:
+        raise _Bad(f"attribute {at['#']!r} has no value (D)")
     if kind == "a_bool":
         return bool(d)
     if kind in ("a_i32", "a_i64", "a_index"):
