@@ -199,6 +199,62 @@ def test_static_shapes_that_cannot_go_together(tmp_path):
                        "the node comes from Paddle op matmul", options=["--opset", "11"])
 
 
+def legacy_desc(folder: str):
+    from pd2onnx.paddle.framework_pb2 import ProgramDesc
+
+    path = fuzz.program_file(folder)
+    with open(path, "rb") as f:
+        return path, ProgramDesc.FromString(f.read())
+
+
+def save_desc(path: str, desc) -> None:
+    with open(path, "wb") as f:
+        f.write(desc.SerializeToString())
+
+
+def test_legacy_assign_without_its_input(tmp_path):
+    """An assign inside a while body whose X lost its argument passed None on (AttributeError
+    in the provenance tagging)."""
+    folder = copy_fixture("cf_if_in_while-legacy", tmp_path)
+    path, desc = legacy_desc(folder)
+    assign = desc.blocks[1].ops[13]
+    assert assign.type == "assign"
+    assign.inputs[0].ClearField("arguments")
+    save_desc(path, desc)
+    expect_clean_error(tmp_path, folder, ModelFormatError, "assign (block 1, op #13): no value for its output out: "
+                       "an input it needs is absent")
+
+
+def test_pir_while_without_operands(tmp_path):
+    folder = copy_fixture("cf_while_array_stack-pir", tmp_path)
+    path, doc = pir_doc(folder)
+    next(op for op in pir_ops(doc) if op["#"] == "1.while")["I"] = []
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    expect_clean_error(tmp_path, folder, ModelFormatError, "while (block 0, op #", "it has no operands")
+
+
+def test_legacy_integer_scale_by_nan(tmp_path):
+    folder = copy_fixture("cf_if_in_while-legacy", tmp_path)
+    path, desc = legacy_desc(folder)
+    scale = desc.blocks[1].ops[8]
+    assert scale.type == "scale"
+    next(a for a in scale.attrs if a.name == "scale").f = float("nan")
+    save_desc(path, desc)
+    expect_clean_error(tmp_path, folder, ConversionError, "scale (block 1, op #8): scale nan on an integer tensor")
+
+
+def test_legacy_number_attribute_typed_as_text(tmp_path):
+    """yolo_box's iou_aware_factor with its attribute type changed to STRING read as ''."""
+    folder = copy_fixture("det_yolo_box-legacy", tmp_path)
+    path, desc = legacy_desc(folder)
+    yolo = next(op for op in desc.blocks[0].ops if op.type == "yolo_box")
+    next(a for a in yolo.attrs if a.name == "iou_aware_factor").type = 2  # STRING
+    save_desc(path, desc)
+    expect_clean_error(tmp_path, folder, ModelFormatError, "yolo_box (block 0, op #",
+                       "attribute iou_aware_factor is the text '', expected a number")
+
+
 @pytest.fixture(scope="module")
 def converted(tmp_path_factory) -> tuple[str, str, str]:
     """(model folder, its ONNX file, an inputs npz) for verify's readers."""

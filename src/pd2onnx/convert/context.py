@@ -112,8 +112,20 @@ class OpContext:
             raise OpsetTooLow(opset, self.pd.site, why)
 
     def attr(self, name: str, default: Any = None) -> Any:
+        """Attribute ``name``, or ``default`` when the op has none. Text where the default is a
+        number or a list (a damaged attribute type) is a malformed program."""
         value = self.pd.attrs.get(name, default)
-        return default if value is None else value
+        if value is None:
+            return default
+        if isinstance(value, (str, bytes)) and isinstance(default, (int, float, list, tuple)):
+            site = self.pd.site
+            raise ModelFormatError(
+                f"{site.op_type} ({site}): attribute {name} is the text {str(value)[:40]!r}, expected "
+                f"{'a list' if isinstance(default, (list, tuple)) else 'a number'}",
+                file=self.state.program.model_file,
+                hint="the program is malformed (corrupt or hand-edited); export the model again",
+            )
+        return value
 
     def has_input(self, slot: str) -> bool:
         return bool(self.pd.inputs.get(slot))
@@ -249,6 +261,14 @@ class OpContext:
         names = self.pd.outputs.get(slot) or []
         if i >= len(names):
             return  # the op does not expose this output (unused optional result)
+        if value is None:  # passed through from an input the program leaves out
+            site = self.pd.site
+            raise ModelFormatError(
+                f"{site.op_type} ({site}): no value for its output {slot}: an input it needs is absent "
+                "(the program gives it no value)",
+                file=self.state.program.model_file,
+                hint="the program is malformed (corrupt or hand-edited); export the model again",
+            )
         self.state.bind(names[i], value, fresh=self._is_fresh(value))
 
     def set_outputs(self, slot: str, values: Sequence[ir.Value]) -> None:
