@@ -285,9 +285,9 @@ def test_inputs_npz_with_an_object_array(converted, tmp_path):
 def test_damaged_provenance_is_a_note(converted, tmp_path, damage):
     """A provenance record damaged inside (not only unparsable JSON) raised IndexError or
     AttributeError in verify; it is unreadable provenance: verify matches by name and says so."""
+    from pd2onnx.paddle import load
     from pd2onnx.verification import onnx_side
     from pd2onnx.verification import plan as planning
-    from pd2onnx.paddle import load
 
     folder, onnx_file, inputs = converted
     model = onnx.load(onnx_file)

@@ -381,6 +381,8 @@ def judge(code: int | None, exc: BaseException | None, output: str) -> tuple[str
         if isinstance(exc, Pd2OnnxError) and not isinstance(exc, InternalError):
             if os.path.exists(output) or leftovers:
                 return "finding", f"clean error but output left behind: {' '.join(str(exc).split())[:200]}"
+            if exc.exit_code not in (1, 2):
+                return "finding", f"exit code {exc.exit_code} for an error: {str(exc).splitlines()[0][:200]}"
             return "refused", f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
         return "finding", _describe(exc)
     if leftovers:
