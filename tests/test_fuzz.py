@@ -255,6 +255,53 @@ def test_legacy_number_attribute_typed_as_text(tmp_path):
                        "attribute iou_aware_factor is the text '', expected a number")
 
 
+def test_scalar_operand_of_another_size(tmp_path):
+    """A scale whose Scalar operand was rewired to an empty constant (IndexError in
+    ctx.scalar): Paddle's Scalar takes a tensor of one element."""
+    folder = copy_fixture("cf_if_in_while-pir", tmp_path)
+    path, doc = pir_doc(folder)
+    body = doc["program"]["regions"][0]["blocks"][0]["ops"][4]["regions"][0]["blocks"][0]
+    scale = body["ops"][6]
+    assert scale["#"] == "1.scale"
+    scale["I"][1] = {"%": 7}
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    expect_clean_error(tmp_path, folder, ModelFormatError, "scale (block 1, op #6): its scale operand",
+                       "holds 0 values (shape [0]), expected one (a scalar)")
+
+
+def test_legacy_scalar_attribute_typed_as_a_list(tmp_path):
+    """scale's float attribute with its type changed to a list (INTS) reached float([])."""
+    folder = copy_fixture("det_yolo_box-legacy", tmp_path)
+    path, desc = legacy_desc(folder)
+    scale = next(op for op in desc.blocks[0].ops if op.type == "scale")
+    next(a for a in scale.attrs if a.name == "scale").type = 3  # INTS
+    save_desc(path, desc)
+    expect_clean_error(tmp_path, folder, ModelFormatError, "scale (block 0, op #",
+                       "attribute scale is '[]', expected a number", options=["--no-optimize"])
+
+
+def test_pir_if_without_its_condition(tmp_path):
+    folder = copy_fixture("cf_if_in_while-pir", tmp_path)
+    path, doc = pir_doc(folder)
+    del next(op for op in pir_ops(doc) if op["#"] == "1.if")["I"]
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    expect_clean_error(tmp_path, folder, ModelFormatError, "if (block 1, op #", "it has no operand (the condition)")
+
+
+def test_pir_integer_attribute_out_of_range(tmp_path):
+    """A conv stride of 1e300 reached the ONNX serializer (SerdeError: value out of range)."""
+    folder = copy_fixture("paddleseg", tmp_path)
+    path, doc = pir_doc(folder)
+    conv = next(op for op in pir_ops(doc) if op["#"] == "1.conv2d")
+    strides = next(a for a in conv["A"] if a["N"] == "strides")
+    strides["AT"]["D"][1]["D"] = 1e300
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    expect_clean_error(tmp_path, folder, ModelFormatError, "(1.conv2d): integer attribute 1e+300 is out of the int32 range")
+
+
 @pytest.fixture(scope="module")
 def converted(tmp_path_factory) -> tuple[str, str, str]:
     """(model folder, its ONNX file, an inputs npz) for verify's readers."""

@@ -336,9 +336,24 @@ class OpContext:
         if names:
             c = self.state.const_of(names[0], self.pd.block_idx)
             if c is not None:
+                if np.size(c) != 1:  # Paddle's Scalar takes a tensor of one element
+                    site = self.pd.site
+                    raise ModelFormatError(
+                        f"{site.op_type} ({site}): its {slot} operand ({names[0]}) holds {np.size(c)} values "
+                        f"(shape {list(np.shape(c))}), expected one (a scalar)",
+                        file=self.state.program.model_file,
+                        hint="the program is malformed (corrupt or hand-edited); export the model again",
+                    )
                 return np.asarray(c).reshape(-1)[0].item()
             return self.state.lookup(names[0], self.pd.block_idx)
         value = self.pd.attrs.get(attr or slot)
+        if value is not None and not isinstance(value, (bool, int, float, complex, np.generic)):
+            site = self.pd.site
+            raise ModelFormatError(
+                f"{site.op_type} ({site}): attribute {attr or slot} is {str(value)[:40]!r}, expected a number",
+                file=self.state.program.model_file,
+                hint="the program is malformed (corrupt or hand-edited); export the model again",
+            )
         return default if value is None else value
 
     # ------------------------------------------------------------------ emit

@@ -82,6 +82,13 @@ _NEEDS_VALUE = frozenset({"a_bool", "a_i32", "a_i64", "a_index", "a_f32", "a_f64
                           "a_dtype", "a_c64", "a_c128", "a_type"})
 
 
+def _in_range(value: int, bits: int) -> int:
+    """An integer attribute within its type's range (JSON numbers have none)."""
+    if not -(2 ** (bits - 1)) <= value < 2 ** (bits - 1):
+        raise _Bad(f"integer attribute {value:.3g} is out of the int{bits} range")
+    return value
+
+
 def parse_attr(at: Any) -> Any:
     """A PIR attribute object -> a Python value (FORMATS.md 3.4)."""
     if not isinstance(at, dict) or "#" not in at:
@@ -97,7 +104,7 @@ def parse_attr(at: Any) -> Any:
     if kind == "a_bool":
         return bool(d)
     if kind in ("a_i32", "a_i64", "a_index"):
-        return int(d)
+        return _in_range(int(d), 32 if kind == "a_i32" else 64)
     if kind == "a_f32":
         import numpy as np
 
@@ -109,7 +116,7 @@ def parse_attr(at: Any) -> Any:
     if kind == "a_array":
         return [parse_attr(x) for x in d]
     if kind == "a_intarray":
-        return [int(x) for x in d]
+        return [_in_range(int(x), 64) for x in d]
     if kind == "a_dtype":
         return dtypes.from_attr_string(d)
     if kind == "a_scalar":

@@ -364,7 +364,10 @@ def pir_if(ctx: OpContext) -> None:
     op = ctx.pd
     if len(op.blocks) != 2:
         raise ctx.fail(f"expected a true and a false region, found {len(op.blocks)} block(s)")
-    cond = _condition(ctx, next(iter(op.inputs.values()))[0])
+    operands = [n for ns in op.inputs.values() for n in ns]
+    if not operands:
+        raise malformed(ctx, "it has no operand (the condition)")
+    cond = _condition(ctx, operands[0])
     program = ctx.state.program
     out_names = [n for ns in op.outputs.values() for n in ns]
     yields = [_yield_names(b) for b in op.blocks]
