@@ -252,7 +252,7 @@ def test_legacy_number_attribute_typed_as_text(tmp_path):
     next(a for a in yolo.attrs if a.name == "iou_aware_factor").type = 2  # STRING
     save_desc(path, desc)
     expect_clean_error(tmp_path, folder, ModelFormatError, "yolo_box (block 0, op #",
-                       "attribute iou_aware_factor is the text '', expected a number")
+                       "attribute iou_aware_factor is '', expected a number")
 
 
 def test_scalar_operand_of_another_size(tmp_path):
@@ -279,6 +279,26 @@ def test_legacy_scalar_attribute_typed_as_a_list(tmp_path):
     save_desc(path, desc)
     expect_clean_error(tmp_path, folder, ModelFormatError, "scale (block 0, op #",
                        "attribute scale is '[]', expected a number", options=["--no-optimize"])
+
+
+def test_legacy_fetch_column_typed_as_text(tmp_path):
+    folder = copy_fixture("det_nms3_basic-legacy", tmp_path)
+    path, desc = legacy_desc(folder)
+    fetch = next(op for op in desc.blocks[0].ops if op.type == "fetch")
+    next(a for a in fetch.attrs if a.name == "col").type = 2  # STRING
+    save_desc(path, desc)
+    expect_clean_error(tmp_path, folder, ModelFormatError, "attribute col is '', expected an integer")
+
+
+def test_legacy_number_attribute_typed_as_a_list(tmp_path):
+    """batch_norm's epsilon with its type changed to FLOATS reached float([])."""
+    folder = copy_fixture("paddlenlp", tmp_path)
+    path, desc = legacy_desc(folder)
+    bn = next(op for op in desc.blocks[0].ops if op.type == "batch_norm")
+    next(a for a in bn.attrs if a.name == "epsilon").type = 4  # FLOATS
+    save_desc(path, desc)
+    expect_clean_error(tmp_path, folder, ModelFormatError, "batch_norm (block 0, op #",
+                       "attribute epsilon is '[]', expected a number")
 
 
 def test_pir_if_without_its_condition(tmp_path):

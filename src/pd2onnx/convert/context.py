@@ -113,14 +113,18 @@ class OpContext:
 
     def attr(self, name: str, default: Any = None) -> Any:
         """Attribute ``name``, or ``default`` when the op has none. Text where the default is a
-        number or a list (a damaged attribute type) is a malformed program."""
+        number or a list, or a list where it is a number (a damaged attribute type), is a
+        malformed program."""
         value = self.pd.attrs.get(name, default)
         if value is None:
             return default
-        if isinstance(value, (str, bytes)) and isinstance(default, (int, float, list, tuple)):
+        number = isinstance(default, (int, float)) and not isinstance(default, bool)
+        if (isinstance(value, (str, bytes)) and (number or isinstance(default, (list, tuple)))) or (
+            number and isinstance(value, (list, tuple, dict))
+        ):
             site = self.pd.site
             raise ModelFormatError(
-                f"{site.op_type} ({site}): attribute {name} is the text {str(value)[:40]!r}, expected "
+                f"{site.op_type} ({site}): attribute {name} is {str(value)[:40]!r}, expected "
                 f"{'a list' if isinstance(default, (list, tuple)) else 'a number'}",
                 file=self.state.program.model_file,
                 hint="the program is malformed (corrupt or hand-edited); export the model again",
