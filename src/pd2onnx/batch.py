@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pd2onnx import progress
-from pd2onnx.errors import Pd2OnnxError, UsageError
+from pd2onnx.errors import Pd2OnnxError, UsageError, internal_error
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +94,7 @@ def convert_job(job: Job, options: dict[str, Any]) -> Outcome:
     except Pd2OnnxError as exc:
         return Outcome(job, False, exc.message.splitlines()[0], str(exc), time.monotonic() - start)
     except Exception as exc:  # a pd2onnx bug must not stop the other models
-        return Outcome(job, False, f"internal error: {type(exc).__name__}: {exc}",
+        return Outcome(job, False, internal_error(exc, on=job.source).message,
                        f"internal error converting {job.source}:\n{traceback.format_exc()}",
                        time.monotonic() - start)
     configs = f", {len(result.configs)} config(s) copied" if result.configs else ""

@@ -16,7 +16,7 @@ import os
 import sys
 
 from pd2onnx._version import __version__
-from pd2onnx.errors import Pd2OnnxError, UsageError
+from pd2onnx.errors import InternalError, Pd2OnnxError, UsageError, internal_error
 
 log = logging.getLogger("pd2onnx")
 
@@ -393,6 +393,11 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         _setup_logging(args)
         return HANDLERS[args.command](args)
+    except InternalError as exc:
+        if debug:
+            raise
+        print(f"pd2onnx: {exc}", file=sys.stderr)
+        return exc.exit_code
     except Pd2OnnxError as exc:
         if debug:
             raise
@@ -404,6 +409,22 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into head & co.
         sys.stderr.close()
         return 0
+    except Exception as exc:  # a pd2onnx bug: one line naming where, the traceback with --debug
+        if debug:
+            raise
+        error = internal_error(exc, on=_subject(argv))
+        print(f"pd2onnx: {error}", file=sys.stderr)
+        return error.exit_code
+
+
+def _subject(argv: list[str]) -> str:
+    """What the command works on, for an internal error's message: its first file argument."""
+    for i, arg in enumerate(argv):
+        if arg in ("--model_dir", "-m") and i + 1 < len(argv):
+            return argv[i + 1]
+        if i and not arg.startswith("-") and not argv[i - 1].startswith("-") and os.path.exists(arg):
+            return arg
+    return "the model"
 
 
 if __name__ == "__main__":

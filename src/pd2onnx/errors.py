@@ -120,3 +120,38 @@ class OpsetTooLow(Exception):
         self.site = site
         self.why = why
         super().__init__(f"{site.op_type} ({site}) needs opset {opset}: {why}")
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class InternalError(Pd2OnnxError):
+    """A pd2onnx bug: an exception nobody expected, in a mapper, an optimizer pass or another
+    step. The message is one line naming where it happened (``in``: the mapper, the pass or the
+    function) and on what (``on``: the op or node, or the model file); ``--debug`` shows the
+    traceback (the original exception is the ``__cause__``)."""
+
+    def __init__(self, where: str, on: str, cause: BaseException):
+        self.where = where
+        self.on = on
+        self.cause = cause
+        detail = _one_line(f"{type(cause).__name__}: {cause}")
+        super().__init__(f"internal error in {where} on {on}: {detail}; please report, --debug shows the traceback")
+
+
+def internal_error(exc: BaseException, on: str | None = None) -> InternalError:
+    """An InternalError for an exception that escaped to the top (the CLI, a batch job): an
+    InternalError raised with its context is kept; anything else is placed by the innermost
+    pd2onnx function of its traceback."""
+    if isinstance(exc, InternalError):
+        return exc
+    where = "pd2onnx"
+    tb = exc.__traceback__
+    while tb is not None:
+        module = tb.tb_frame.f_globals.get("__name__", "")
+        if module.startswith("pd2onnx"):
+            where = f"{module}.{tb.tb_frame.f_code.co_name}"
+        tb = tb.tb_next
+    return InternalError(where, on or "the model", exc)

@@ -116,14 +116,41 @@ def checker_error(message: str, file: str | None) -> ConversionError:
 
 def check_written(model_path: str, target: str) -> None:
     """onnx.checker on a model file by path (external data is looked up beside it, never
-    loaded); ``target`` is the file the user asked for, named in the error."""
+    loaded), with its shape inference (``full_check``): a graph whose static shapes cannot
+    go together (a damaged program's operands) is one no runtime loads. ``target`` is the
+    file the user asked for, named in the error."""
     import onnx
 
     progress.stage("checking the written model")
     try:
         onnx.checker.check_model(model_path)
-    except onnx.checker.ValidationError as exc:
+        _check_shapes(model_path)
+    except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as exc:
         raise checker_error(str(exc), target) from None
+
+
+# External tensors up to this size are read for the shape check (shape and index constants
+# are tiny; the weights stay on disk).
+_SHAPE_CHECK_INLINE = 1 << 16
+
+
+def _check_shapes(model_path: str) -> None:
+    """onnx.checker's full check (strict shape inference) on the written structure: the small
+    external tensors (shapes, axes, indices) read in, the weights left on disk."""
+    import onnx
+    from onnx.external_data_helper import _get_all_tensors, load_external_data_for_tensor, uses_external_data
+
+    proto = onnx.load(model_path, load_external_data=False)
+    base = os.path.dirname(model_path)
+    for tensor in _get_all_tensors(proto):
+        if not uses_external_data(tensor):
+            continue
+        info = {e.key: e.value for e in tensor.external_data}
+        if int(info.get("length", _SHAPE_CHECK_INLINE + 1)) <= _SHAPE_CHECK_INLINE:
+            load_external_data_for_tensor(tensor, base)
+            tensor.data_location = onnx.TensorProto.DEFAULT
+            del tensor.external_data[:]
+    onnx.shape_inference.infer_shapes(proto, check_type=True, strict_mode=True)
 
 
 def _varint(n: int) -> bytes:

@@ -282,7 +282,7 @@ def loads(text: str) -> Provenance:
         return Provenance(dict(doc.get("program") or {}), ops)
     except ProvenanceError:
         raise
-    except (ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:  # any damage to the record
         raise ProvenanceError(f"malformed provenance ({type(exc).__name__}: {exc})") from None
 
 

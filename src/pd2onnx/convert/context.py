@@ -131,8 +131,24 @@ class OpContext:
             raise OpsetTooLow(opset, self.pd.site, why)
 
     def attr(self, name: str, default: Any = None) -> Any:
+        """Attribute ``name``, or ``default`` when the op has none. Text where the default is a
+        number or a list, or a list where it is a number (a damaged attribute type), is a
+        malformed program."""
         value = self.pd.attrs.get(name, default)
-        return default if value is None else value
+        if value is None:
+            return default
+        number = isinstance(default, (int, float)) and not isinstance(default, bool)
+        if (isinstance(value, (str, bytes)) and (number or isinstance(default, (list, tuple)))) or (
+            number and isinstance(value, (list, tuple, dict))
+        ):
+            site = self.pd.site
+            raise ModelFormatError(
+                f"{site.op_type} ({site}): attribute {name} is {str(value)[:40]!r}, expected "
+                f"{'a list' if isinstance(default, (list, tuple)) else 'a number'}",
+                file=self.state.program.model_file,
+                hint="the program is malformed (corrupt or hand-edited); export the model again",
+            )
+        return value
 
     def has_input(self, slot: str) -> bool:
         return bool(self.pd.inputs.get(slot))
@@ -268,6 +284,14 @@ class OpContext:
         names = self.pd.outputs.get(slot) or []
         if i >= len(names):
             return  # the op does not expose this output (unused optional result)
+        if value is None:  # passed through from an input the program leaves out
+            site = self.pd.site
+            raise ModelFormatError(
+                f"{site.op_type} ({site}): no value for its output {slot}: an input it needs is absent "
+                "(the program gives it no value)",
+                file=self.state.program.model_file,
+                hint="the program is malformed (corrupt or hand-edited); export the model again",
+            )
         self.state.bind(names[i], value, fresh=self._is_fresh(value))
 
     def set_outputs(self, slot: str, values: Sequence[ir.Value]) -> None:
@@ -335,9 +359,24 @@ class OpContext:
         if names:
             c = self.state.const_of(names[0], self.pd.block_idx)
             if c is not None:
+                if np.size(c) != 1:  # Paddle's Scalar takes a tensor of one element
+                    site = self.pd.site
+                    raise ModelFormatError(
+                        f"{site.op_type} ({site}): its {slot} operand ({names[0]}) holds {np.size(c)} values "
+                        f"(shape {list(np.shape(c))}), expected one (a scalar)",
+                        file=self.state.program.model_file,
+                        hint="the program is malformed (corrupt or hand-edited); export the model again",
+                    )
                 return np.asarray(c).reshape(-1)[0].item()
             return self.state.lookup(names[0], self.pd.block_idx)
         value = self.pd.attrs.get(attr or slot)
+        if value is not None and not isinstance(value, (bool, int, float, complex, np.generic)):
+            site = self.pd.site
+            raise ModelFormatError(
+                f"{site.op_type} ({site}): attribute {attr or slot} is {str(value)[:40]!r}, expected a number",
+                file=self.state.program.model_file,
+                hint="the program is malformed (corrupt or hand-edited); export the model again",
+            )
         return default if value is None else value
 
     # ------------------------------------------------------------------ emit

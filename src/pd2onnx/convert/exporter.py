@@ -16,6 +16,7 @@ from pd2onnx.convert.state import ConvertState, UnsetValue
 from pd2onnx.errors import (
     ConversionError,
     DeclarationsCorrected,
+    InternalError,
     OpRefused,
     OpsetTooLow,
     OpSite,
@@ -149,11 +150,8 @@ def convert_block_ops(state: ConvertState, ops: list[Op]) -> None:
             if state.refusals:  # a follow-on of an earlier refusal (values it left unset)
                 _leave_unset(state, op)
                 continue
-            raise ConversionError(
-                f"converting {op.site.op_type} ({op.site}) failed: {type(exc).__name__}: {exc}",
-                file=state.program.model_file,
-                hint="this is a pd2onnx bug; please report it with the model (run with --debug for a traceback)",
-            ) from exc
+            raise InternalError(f"mapper {mapper.name}", f"{op.site.op_type} ({op.site}) of {state.program.model_file}",
+                                exc) from exc
         finally:
             state.current_op = outer
         _store_inplace(state, op)

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 
 import onnx_ir as ir
 
+from pd2onnx import provenance
+from pd2onnx.errors import InternalError, Pd2OnnxError
 from pd2onnx.optimize.passes.base import OptimizerPass
 
 logger = logging.getLogger(__name__)
@@ -44,7 +46,13 @@ class Scheduler:
             round_changes = 0
             for name, p in self.passes:
                 start = time.perf_counter()
-                p(model)
+                try:
+                    p(model)
+                except Pd2OnnxError:
+                    raise
+                except Exception as exc:
+                    raise InternalError(f"optimizer pass {name}", describe_node(getattr(p, "current", None)),
+                                        exc) from exc
                 result.seconds[name] += time.perf_counter() - start
                 if p.changes:
                     logger.debug("round %d: %s made %d change(s)", round_no, name, p.changes)
@@ -55,6 +63,19 @@ class Scheduler:
                 break
         _sort(model)
         return result
+
+
+def describe_node(node: ir.Node | None) -> str:
+    """``Conv node 'conv2d_0/Conv_0' (from conv2d, block 0, op #3)`` (the Paddle op when the
+    provenance record knows it), or ``the model`` for a pass that works on the whole model."""
+    if node is None:
+        return "the model"
+    text = f"{node.op_type} node {node.name!r}" if node.name else f"a {node.op_type} node"
+    site = provenance.node_site(node)
+    if site is not None:
+        block, index, op_type = site
+        text += f" (from {op_type}, block {block}, op #{index})"
+    return text
 
 
 def _sort(model: ir.Model) -> None:

@@ -163,6 +163,15 @@ def _slots(vars_: Any, path: str, where: str) -> dict[str, list[str]]:
             for v in vars_}
 
 
+def _column(attrs: dict[str, Any], path: str, where: str) -> int:
+    """A feed's or fetch's ``col`` attribute: its position among the inputs or outputs."""
+    col = attrs.get("col", 0)
+    if isinstance(col, bool) or not isinstance(col, int):
+        raise ModelFormatError(f"{where}: attribute col is {str(col)[:40]!r}, expected an integer", file=path,
+                               hint="the program is malformed (corrupt or hand-edited); export the model again")
+    return col
+
+
 def read_legacy(data: bytes, path: str) -> tuple[Program, list[Expected]]:
     """Parse a ProgramDesc into a Program (params not yet attached) and the params it needs."""
     desc = parse_program_desc(data, path)
@@ -190,12 +199,12 @@ def read_legacy(data: bytes, path: str) -> tuple[Program, list[Expected]]:
             outputs = _slots(opdesc.outputs, path, f"{where} ({legacy_type}) output")
             if legacy_type == "feed":
                 name = (outputs.get("Out") or [""])[0]
-                col = int(attrs.get("col", 0))
+                col = _column(attrs, path, where)
                 feeds.append((col, name))
                 op = Op("data", {}, {"out": [name]}, {"name": name, "col": col}, legacy_type="feed")
             elif legacy_type == "fetch":
                 name = (inputs.get("X") or [""])[0]
-                col = int(attrs.get("col", 0))
+                col = _column(attrs, path, where)
                 fetches.append((col, name))
                 op = Op("fetch", {"x": [name]}, {}, {"name": name, "col": col})
             else:

@@ -77,6 +77,18 @@ def parse_type(tt: Any) -> tuple[str, str | None, tuple[int, ...] | None, list |
     return tname, None, None, None
 
 
+# attribute kinds whose payload (D) a value needs: without it a number would read as NaN or 0
+_NEEDS_VALUE = frozenset({"a_bool", "a_i32", "a_i64", "a_index", "a_f32", "a_f64", "a_array", "a_intarray",
+                          "a_dtype", "a_c64", "a_c128", "a_type"})
+
+
+def _in_range(value: int, bits: int) -> int:
+    """An integer attribute within its type's range (JSON numbers have none)."""
+    if not -(2 ** (bits - 1)) <= value < 2 ** (bits - 1):
+        raise _Bad(f"integer attribute {value:.3g} is out of the int{bits} range")
+    return value
+
+
 def parse_attr(at: Any) -> Any:
     """A PIR attribute object -> a Python value (FORMATS.md 3.4)."""
     if not isinstance(at, dict) or "#" not in at:
@@ -87,10 +99,12 @@ def parse_attr(at: Any) -> Any:
             raise _Bad(f"unknown non-finite marker {at['VD']!r}")
         return _NON_FINITE[at["VD"]]
     d = at.get("D")
+    if d is None and kind in _NEEDS_VALUE:
+        raise _Bad(f"attribute {at['#']!r} has no value (D)")
     if kind == "a_bool":
         return bool(d)
     if kind in ("a_i32", "a_i64", "a_index"):
-        return int(d)
+        return _in_range(int(d), 32 if kind == "a_i32" else 64)
     if kind == "a_f32":
         import numpy as np
 
@@ -102,7 +116,7 @@ def parse_attr(at: Any) -> Any:
     if kind == "a_array":
         return [parse_attr(x) for x in d]
     if kind == "a_intarray":
-        return [int(x) for x in d]
+        return [_in_range(int(x), 64) for x in d]
     if kind == "a_dtype":
         return dtypes.from_attr_string(d)
     if kind == "a_scalar":

@@ -36,11 +36,16 @@ def read_inputs(path: str, program: Program) -> dict[str, np.ndarray]:
         raise UsageError("inputs file not found", file=path)
     try:
         data = np.load(path, allow_pickle=False)
+        if not hasattr(data, "files"):
+            raise UsageError("not an .npz file (a single array)", file=path,
+                             hint="save with numpy.savez(path, **{name: array})")
+        arrays = {name: data[name] for name in data.files}  # read here: numpy reads each array lazily
+    except UsageError:
+        raise
     except Exception as exc:
-        raise UsageError(f"not a readable .npz file ({exc})", file=path, hint="save with numpy.savez") from None
-    if not hasattr(data, "files"):
-        raise UsageError("not an .npz file (a single array)", file=path, hint="save with numpy.savez(path, **{name: array})")
-    return check_inputs({name: data[name] for name in data.files}, program, path)
+        raise UsageError(f"not a readable .npz file ({' '.join(str(exc).split())[:200]})", file=path,
+                         hint="save with numpy.savez (plain numeric arrays, no Python objects)") from None
+    return check_inputs(arrays, program, path)
 
 
 def check_inputs(arrays: dict[str, np.ndarray], program: Program, path: str | None = None) -> dict[str, np.ndarray]:

@@ -27,6 +27,7 @@ import onnx_ir as ir
 
 from pd2onnx.convert.casting import c_cast
 from pd2onnx.convert.context import OpContext, onnx_dtype
+from pd2onnx.convert.operands import malformed
 from pd2onnx.convert.registry import mapper
 from pd2onnx.convert.state import seq_dtype
 from pd2onnx.errors import ConversionError
@@ -363,7 +364,10 @@ def pir_if(ctx: OpContext) -> None:
     op = ctx.pd
     if len(op.blocks) != 2:
         raise ctx.fail(f"expected a true and a false region, found {len(op.blocks)} block(s)")
-    cond = _condition(ctx, next(iter(op.inputs.values()))[0])
+    operands = [n for ns in op.inputs.values() for n in ns]
+    if not operands:
+        raise malformed(ctx, "it has no operand (the condition)")
+    cond = _condition(ctx, operands[0])
     program = ctx.state.program
     out_names = [n for ns in op.outputs.values() for n in ns]
     yields = [_yield_names(b) for b in op.blocks]
@@ -667,6 +671,8 @@ def _pir_while(ctx: OpContext) -> None:
     block = op.blocks[0]
     program = ctx.state.program
     operands = [n for ns in op.inputs.values() for n in ns]
+    if not operands:
+        raise malformed(ctx, "it has no operands (the condition first, then the carried values)")
     cond_name, init_names = operands[0], operands[1:]
     _condition(ctx, cond_name)
     out_names = [n for ns in op.outputs.values() for n in ns]

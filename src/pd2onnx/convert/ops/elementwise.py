@@ -243,6 +243,9 @@ def scale(ctx: OpContext) -> None:
         _scale_bool(ctx, x, s, bias)
         return
     if not is_float(dtype):
+        for what, v in (("bias", bias), ("scale", s)):
+            if not isinstance(v, ir.Value) and not math.isfinite(v):
+                raise ctx.fail(f"{what} {v} on an integer tensor ({dtype})")
         bias = math.trunc(bias)
     runtime = isinstance(s, ir.Value)
     s_value = _scalar_value(ctx, s, dtype) if runtime or not _is_unit(s, dtype) else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from pd2onnx.convert.context import OpContext
+from pd2onnx.convert.operands import expect_vector, malformed, operand_shape
 from pd2onnx.convert.registry import mapper
 
 _FC_ACTIVATIONS = ("", "relu")
@@ -22,6 +23,7 @@ def fc(ctx: OpContext) -> None:
     ncol = int(ctx.attr("in_num_col_dims", 1))
     if not 1 <= ncol <= rank:
         raise ctx.fail(f"in_num_col_dims={ncol} is out of range for a rank-{rank} input")
+    _check_fc(ctx, ncol)
     x = ctx.input("input")
     w = ctx.input("w")
     if ctx.attr("padding_weights", False):
@@ -37,6 +39,24 @@ def fc(ctx: OpContext) -> None:
     if act == "relu":
         y = ctx.op.Relu(y)
     ctx.set_output("out", y)
+
+
+def _check_fc(ctx: OpContext, ncol: int) -> None:
+    """The weight is [K, N] for an input whose dims from ``in_num_col_dims`` hold K values
+    (4 more rows and columns with ``padding_weights``); the bias holds N."""
+    w = operand_shape(ctx, "w")
+    if w is None:
+        return
+    if len(w) != 2:
+        raise malformed(ctx, f"operand w has shape {list(w)}, expected a matrix [K, N]")
+    pad = 4 if ctx.attr("padding_weights", False) else 0
+    width = ctx.input_shape("input")[ncol:]
+    if w[0] >= 0 and all(d >= 0 for d in width) and math.prod(width) + pad != w[0]:
+        raise malformed(ctx, f"operand w has shape {list(w)}, expected [{math.prod(width) + pad}, ?] "
+                             f"(the input's dims from in_num_col_dims={ncol}, {list(width)}, hold "
+                             f"{math.prod(width)} values)")
+    if w[1] >= 0:
+        expect_vector(ctx, ("bias",), w[1] - pad, f"one value per output column of w, {w[1] - pad}")
 
 
 _BINARY = {"elementwise_add": "Add", "elementwise_mul": "Mul"}

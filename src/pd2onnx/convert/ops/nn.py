@@ -8,6 +8,7 @@ import numpy as np
 import onnx_ir as ir
 
 from pd2onnx.convert.context import OpContext, onnx_dtype
+from pd2onnx.convert.operands import check_conv
 from pd2onnx.convert.ops._nn_util import (
     Pairs,
     channels_first_shape,
@@ -29,12 +30,14 @@ from pd2onnx.paddle import dtypes
 class _Geometry:
     """Spatial geometry of a convolution in channels-first terms."""
 
-    def __init__(self, ctx: OpContext, x_slot: str):
+    def __init__(self, ctx: OpContext, x_slot: str, transposed: bool = False):
         shape = ctx.input_shape(x_slot)
         self.rank = len(shape)
         self.nd = self.rank - 2
         self.last = channels_last(ctx.attr("data_format", "NCHW"))
-        self.sizes = channels_first_shape(shape, self.last)[2:]
+        first = channels_first_shape(shape, self.last)
+        check_conv(ctx, shape, first[1] if self.rank > 1 else -1, transposed)
+        self.sizes = first[2:]
         self.kernel = list(ctx.input_shape("filter")[2:])
         self.strides = per_dim(ctx, ctx.attr("strides", [1]), self.nd, "strides")
         self.dilations = per_dim(ctx, ctx.attr("dilations", [1]), self.nd, "dilations")
@@ -80,7 +83,7 @@ def conv_transpose(ctx: OpContext) -> None:
     """ConvTranspose; ``output_size`` becomes an output padding when the input's spatial size
     is known, else the result is computed with the largest output padding and cropped
     (each output cell does not depend on the output's length)."""
-    g = _Geometry(ctx, "x")
+    g = _Geometry(ctx, "x", transposed=True)
     if g.pairs is None:
         raise ctx.fail(
             "SAME padding of a transposed convolution needs the input's spatial size",

@@ -6,6 +6,7 @@ import numpy as np
 import onnx_ir as ir
 
 from pd2onnx.convert.context import OpContext
+from pd2onnx.convert.operands import check_norm, expect_vector
 from pd2onnx.convert.ops._nn_util import (
     channels_first_shape,
     channels_last,
@@ -39,6 +40,7 @@ def batch_norm(ctx: OpContext) -> None:
     last = rank > 2 and channels_last(ctx.attr("data_format", "NCHW"))
     dtype = ctx.input_dtype("x")
     channels = channels_first_shape(shape, last)[1] if rank > 1 else -1
+    check_norm(ctx, ("scale", "bias", "mean", "variance"), channels)
     eps = float(ctx.attr("epsilon", 1e-5))
     x = to_channels_first(ctx, ctx.input("x"), rank, last)
     scale = _param(ctx, "scale", 1.0, channels, dtype)
@@ -83,6 +85,9 @@ def layer_norm(ctx: OpContext) -> None:
     x = ctx.input("x")
     norm_shape = list(shape[begin:])
     static = all(d >= 0 for d in norm_shape)
+    if static:
+        expect_vector(ctx, ("scale", "bias"), int(np.prod(norm_shape)),
+                      f"one value per element of x's dims from begin_norm_axis={begin}, {norm_shape}")
     target: list[int] | ir.Value = norm_shape if static else ctx.shape_of(x, begin)
 
     def shaped(slot: str) -> ir.Value | None:
@@ -117,7 +122,8 @@ def layer_norm(ctx: OpContext) -> None:
 def instance_norm(ctx: OpContext) -> None:
     shape = ctx.input_shape("x")
     dtype = ctx.input_dtype("x")
-    channels = shape[1]
+    channels = shape[1] if len(shape) > 1 else -1
+    check_norm(ctx, ("scale", "bias"), channels)
     scale = _param(ctx, "scale", 1.0, channels, dtype)
     bias = _param(ctx, "bias", 0.0, channels, dtype)
     eps = float(ctx.attr("epsilon", 1e-5))
@@ -136,6 +142,7 @@ def group_norm(ctx: OpContext) -> None:
     dtype = ctx.input_dtype("x")
     channels = channels_first_shape(shape, last)[1]
     groups = int(ctx.attr("groups", 1))
+    check_norm(ctx, ("scale", "bias"), channels, groups)
     eps = float(ctx.attr("epsilon", 1e-5))
     x = to_channels_first(ctx, ctx.input("x"), rank, last)
     if ctx.opset >= 21 and channels >= 0:

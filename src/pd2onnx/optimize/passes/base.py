@@ -34,6 +34,7 @@ class OptimizerPass(ir.passes.InPlacePass):
         super().__init__()
         self.options = options or Options()
         self.changes = 0
+        self.current: ir.Node | None = None  # the node being rewritten (named in an internal error)
         self.namer: Namer | None = None
         self.opsets: dict[str, int] = {}
 
@@ -68,7 +69,9 @@ class NodePass(OptimizerPass):
                     continue  # removed by an earlier rewrite
                 if self.op_types is not None and (node.op_type not in self.op_types or not is_onnx(node)):
                     continue
+                self.current = node
                 count += int(self.rewrite(node, graph))
+        self.current = None
         return count
 
     def rewrite(self, node: ir.Node, graph: ir.Graph) -> int | bool:  # pragma: no cover
