@@ -10,7 +10,7 @@ import numpy as np
 
 from pd2onnx.paddle.program import Op, Program
 from pd2onnx.verification import compare as cmp
-from pd2onnx.verification import onnx_side, paddle_run, referee
+from pd2onnx.verification import onnx_side, paddle_exact, paddle_run, referee
 from pd2onnx.verification import plan as planning
 from pd2onnx.verification import replay as rp
 from pd2onnx.verification.inputs import check_inputs, load_npz, random_inputs, sequence_lods
@@ -373,6 +373,8 @@ def _replay(report: VerifyReport, plan: planning.Plan, side: onnx_side.OnnxSide,
                 entry.referee = referee.judge(side, unit, batch_feeds, input_types, {r: gots[r] for r in out},
                                               {r: paddle_vals[r] for r in out}, precision)
                 entry.replay_ok = bool(entry.referee.right)
+            if not entry.replay_ok and paddle_exact.computes(op):
+                entry.paddle_wrong = _paddle_wrong(plan, op, out, gots, paddle_vals, feeds, entry.replay_rtol)
         for c in unit.covers:
             covered = ops[(c.block_idx, c.index)]
             if not covered.replayed:
@@ -386,6 +388,36 @@ def _replay(report: VerifyReport, plan: planning.Plan, side: onnx_side.OnnxSide,
         if op.block_idx != 0:
             owner = owners.get(op.block_idx)
             ops[(op.block_idx, op.index)].why = _inside_why(owner, ops.get((0, owner.index)) if owner else None)
+
+
+def _paddle_wrong(plan: planning.Plan, op: Op, out: dict, gots: dict, paddle_vals: dict, feeds: dict,
+                  rtol: float) -> str:
+    """Why Paddle computes ``op`` wrongly, when its value of every differing output ``out`` is
+    far from the exact one (``paddle_exact``, on Paddle's own operands) and ours is not; else ''."""
+
+    def operand(name: str) -> np.ndarray | None:
+        ref = plan.producer_ref(op, name)
+        if ref is not None and ref in paddle_vals:
+            return paddle_vals[ref]
+        if name in plan.program.params:
+            return plan.program.params[name]
+        return feeds.get(name)
+
+    y = next((names[0] for slot, names in op.outputs.items() if slot.lower() in ("y", "out") and names), None)
+    if set(out) != {r for r in out if r[2] == y}:
+        return ""  # another output differs: not what the exact value covers
+    exact, why = paddle_exact.exact_output(op, operand)
+    if exact is None:
+        return ""
+    texts = []
+    for ref in out:
+        if ref not in gots or np.size(gots[ref]) != np.size(exact) or np.size(paddle_vals[ref]) != np.size(exact):
+            return ""
+        wrong, text = paddle_exact.judge(op, exact, gots[ref], paddle_vals[ref], rtol)
+        if not wrong:
+            return ""
+        texts.append(text)
+    return "; ".join(texts)
 
 
 def _owners(plan: planning.Plan) -> dict[int, Op]:
