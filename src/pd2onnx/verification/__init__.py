@@ -37,5 +37,5 @@ from pd2onnx.verification.report import (
 )
 from pd2onnx.verification.run import verify
 
-__all__ = ["AMPLIFIED", "MATCH", "MISMATCH", "PADDLE_WRONG", "UNEXPLAINED", "OpReport", "VerifyReport", "format_report", "random_inputs",
-           "read_inputs", "verify"]
+__all__ = ["AMPLIFIED", "MATCH", "MISMATCH", "PADDLE_WRONG", "UNEXPLAINED", "OpReport", "VerifyReport", "format_report",
+           "random_inputs", "read_inputs", "verify"]

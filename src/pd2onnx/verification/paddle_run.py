@@ -47,13 +47,14 @@ def _predictor_files(program: Program) -> list[str]:
     )
 
 
-def predict(program: Program, feeds: dict[str, np.ndarray], lods: dict[str, list[int]] | None = None) -> list[np.ndarray]:
+def predict(program: Program, feeds: dict[str, np.ndarray],
+            lods: dict[str, list[int]] | None = None) -> list[np.ndarray]:
     """Paddle's predictor's outputs on ``feeds``; with ``lods`` (sequence lengths of LoD
     inputs) the worker's executor computes them instead: the predictor crashes on the legacy
     sequence programs Paddle 2.6 saves (see ``paddle_worker._restore_scratch_outputs``)."""
     if lods:
-        fetched = fetch(program, feeds, [{"key": f"out{i}", "name": v.name} for i, v in enumerate(program.outputs)],
-                        lods=lods)
+        wanted = [{"key": f"out{i}", "name": v.name} for i, v in enumerate(program.outputs)]
+        fetched = fetch(program, feeds, wanted, lods=lods)
         if fetched.missing:
             raise VerifyError(f"Paddle did not return the outputs {sorted(fetched.missing)}", file=program.model_file)
         return [np.array(fetched.values[f"out{i}"]) for i in range(len(program.outputs))]

@@ -6,9 +6,10 @@ Paddle's static Executor with the old IR, PIR programs with PIR. It imports noth
 pd2onnx, so that any interpreter with paddle can run it (``--paddle-python``).
 
 The request (JSON) names the format, the model and params files, an ``.npz`` of feeds and the
-values to fetch (and ``lods``: input name -> sequence lengths, fed as a one-level LoD): ``{"key": k, "name": var}`` for legacy programs, ``{"key": k, "op": i,
+values to fetch: ``{"key": k, "name": var}`` for legacy programs, ``{"key": k, "op": i,
 "result": r, "element": e or null}`` for PIR (op ``i`` of the main block counted without
-parameters and builtin combine/split/slice, as pd2onnx's reader counts). Each fetched value
+parameters and builtin combine/split/slice, as pd2onnx's reader counts); ``lods`` maps a
+legacy input's name to its sequence lengths, fed to Paddle as a one-level LoD. Each fetched value
 is saved as ``OUT/<key>.npy``; ``OUT/result.json`` lists what was saved, why the others were
 not, and (PIR) the main block's op names, so the caller can check both sides count alike.
 """
