@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import pd2onnx
+import pd2onnx.verification.html_report
 from harness import builder
 from harness.cases import REGISTRY, load_case_files
 from pd2onnx import provenance
@@ -76,6 +77,8 @@ def test_pir_quantized_model_names_paddles_wrong_op(name):
     assert "Paddle computes dequantize_linear (block 0, op #" in text, text
     assert all(op.replayed or op.why for op in report.ops if op.block == 0), text
     assert report.to_json()["verdict"] == "paddle-wrong"
+    page = pd2onnx.verification.html_report.render(report)
+    assert 'id="paddle-wrong"' in page and page.count('class="paddle-wrong"') == len(report.paddle_wrong)
 
 
 def _broken_dequantize(original):
