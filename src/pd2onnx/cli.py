@@ -113,12 +113,13 @@ def build_parser() -> argparse.ArgumentParser:
                                    "Paddle's own input values. Verdict: match (exit 0), amplified (exit 0: the "
                                    "outputs differ but every op replays within tolerance), mismatch (exit 3), "
                                    "unexplained (exit 4: an op that could not be replayed may explain the "
-                                   "difference). "
+                                   "difference), paddle-wrong (exit 0: Paddle itself computes an op wrongly). "
                                    "See docs/verify.md.")
     p.add_argument("model", help="the Paddle model")
     p.add_argument("--onnx", help="converted model (default: convert now)")
     p.add_argument("--params", help="params file")
-    p.add_argument("--inputs", help=".npz with one array per model input (by input name)")
+    p.add_argument("--inputs", help=".npz with one array per model input (by input name); a legacy LoD "
+                        "input's sequence lengths as '<input>.lod' (default: one sequence)")
     p.add_argument("--opset", type=int, help="opset when converting now")
     p.add_argument("--no-optimize", action="store_true",
                    help="when converting now: skip the optimizer (so that every op keeps its own nodes)")

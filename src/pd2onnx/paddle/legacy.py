@@ -110,6 +110,7 @@ def _value(var: VarDesc, path: str, where: str) -> Value:
     kind = dtypes.LEGACY_KINDS.get(code)
     dtype = None
     shape: tuple[int, ...] | None = None
+    lod_level = 0
     if kind in ("dense_tensor", "tensor_array"):
         holder = var.type.dense_tensor if kind == "dense_tensor" else var.type.tensor_array
         tensor = holder.tensor
@@ -118,6 +119,8 @@ def _value(var: VarDesc, path: str, where: str) -> Value:
         shape = tuple(int(d) for d in tensor.dims)
         if kind == "dense_tensor" and holder.legacy_lod_level > 0 and shape:
             shape = (-1, *shape[1:])  # a LoD tensor's first dim is the total length of its sequences
+        if kind == "dense_tensor":
+            lod_level = int(holder.legacy_lod_level)
     elif kind == "selected_rows":
         dtype = dtypes.from_legacy_code(var.type.selected_rows.data_type)
         shape = tuple(int(d) for d in var.type.selected_rows.dims)
@@ -125,7 +128,7 @@ def _value(var: VarDesc, path: str, where: str) -> Value:
         elem = dtypes.from_legacy_code(code)
         kind = "scalar" if elem else f"unknown_{code}"
         dtype = elem
-    return Value(name, dtype, shape, kind=kind, persistable=bool(var.persistable))
+    return Value(name, dtype, shape, kind=kind, persistable=bool(var.persistable), lod_level=lod_level)
 
 
 # AttrType codes whose value is text: STRING, STRINGS, VAR, VARS

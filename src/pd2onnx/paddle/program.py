@@ -31,7 +31,8 @@ class Value:
 
     ``kind`` is ``dense_tensor`` for ordinary tensors; other kinds are ``tensor_array``,
     ``selected_rows``, ``feed_minibatch``, ``fetch_list``, ... (FORMATS.md 1.3).
-    ``shape`` is None when the rank is unknown.
+    ``shape`` is None when the rank is unknown. ``lod_level`` (legacy only) is the number of
+    LoD levels a dense tensor carries (1: its first dim concatenates sequences).
     """
 
     name: str
@@ -39,6 +40,7 @@ class Value:
     shape: tuple[int, ...] | None
     kind: str = "dense_tensor"
     persistable: bool = False
+    lod_level: int = 0
 
     def describe(self) -> str:
         shape = "?" if self.shape is None else "[" + ", ".join(map(str, self.shape)) + "]"

@@ -16,7 +16,9 @@ where and why (docs/verify.md).
 The verdict: ``match`` (outputs agree), ``amplified`` (outputs differ but every op replays
 within tolerance: float noise the model amplifies), ``mismatch`` (an op that ran fails its
 replay and the referee, or the outputs differ and no replay was asked for), ``unexplained``
-(outputs differ, and an op that could not be replayed may explain it). The run is in ``run``.
+(outputs differ, and an op that could not be replayed may explain it), ``paddle-wrong`` (the
+outputs differ because Paddle computes an op wrongly: its value is far from the exact one on
+its own operands, ours is not; ``paddle_exact``). The run is in ``run``.
 
 Paddle is used only if installed (never a dependency); ONNX Runtime comes with the
 ``[verify]`` extra.
@@ -27,6 +29,7 @@ from pd2onnx.verification.report import (
     AMPLIFIED,
     MATCH,
     MISMATCH,
+    PADDLE_WRONG,
     UNEXPLAINED,
     OpReport,
     VerifyReport,
@@ -34,5 +37,5 @@ from pd2onnx.verification.report import (
 )
 from pd2onnx.verification.run import verify
 
-__all__ = ["AMPLIFIED", "MATCH", "MISMATCH", "UNEXPLAINED", "OpReport", "VerifyReport", "format_report", "random_inputs",
-           "read_inputs", "verify"]
+__all__ = ["AMPLIFIED", "MATCH", "MISMATCH", "PADDLE_WRONG", "UNEXPLAINED", "OpReport", "VerifyReport", "format_report",
+           "random_inputs", "read_inputs", "verify"]

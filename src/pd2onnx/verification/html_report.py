@@ -69,14 +69,17 @@ def _svg(report: VerifyReport) -> str:
             parts.append(f'<circle class="located" cx="{x(k):.1f}" cy="{_y(loc, lo, hi):.1f}" r="2.5" fill="#36c">'
                          f'<title>{label}: full run {loc:.3g} of its range</title></circle>')
         if rep is not None:
-            failed = op.replay_ok is False
+            failed = op.replay_ok is False and not op.paddle_wrong
             judged = op.referee is not None
-            color = "#d00" if failed else ("#e80" if judged else "#2a2")
-            cls = "replay-failed" if failed else ("refereed" if judged else "replayed")
+            color = "#a0a" if op.paddle_wrong else "#d00" if failed else ("#e80" if judged else "#2a2")
+            cls = "paddle-wrong" if op.paddle_wrong else "replay-failed" if failed else \
+                ("refereed" if judged else "replayed")
             tip = f"{label}: replay {rep:.3g} of its range (tolerance {op.replay_rtol:.2g})"
-            if judged:
+            if op.paddle_wrong:
+                tip += "; Paddle computes it wrongly: " + op.paddle_wrong
+            elif judged:
                 tip += "; " + op.referee.text()
-            size = 5 if failed or judged else 2.5
+            size = 5 if failed or judged or op.paddle_wrong else 2.5
             parts.append(f'<rect class="{cls}" x="{x(k) - size / 2:.1f}" y="{_y(rep, lo, hi) - size / 2:.1f}" '
                          f'width="{size}" height="{size}" fill="{color}"><title>{escape(tip)}</title></rect>')
     parts.append(f'<text x="{_W / 2}" y="{_H - 8}" font-size="12" text-anchor="middle">ops of the main block, '
@@ -114,6 +117,7 @@ def render(report: VerifyReport) -> str:
                    '<span style="color:#2a2">&#9632; replay within tolerance</span>'
                    '<span style="color:#e80">&#9632; out of tolerance, judged by the float64 referee</span>'
                    '<span style="color:#d00">&#9632; replay failed; red line: first divergence</span>'
+                   '<span style="color:#a0a">&#9632; Paddle computes it wrongly</span>'
                    '<span style="color:#888">| not replayed</span><span style="color:#c80">- - --rtol</span></p>')
         out.append(_svg(report))
     if report.replayed:
@@ -128,6 +132,10 @@ def render(report: VerifyReport) -> str:
             out.append(_rows(judged, lambda op: (
                 op.label, op.referee.right, f"{op.referee.ours:.2g}", f"{op.referee.paddle:.2g}",
                 f"{op.referee.allowed:.2g}", op.referee.terms, op.referee.text())))
+            out.append("</table>")
+        if report.paddle_wrong:
+            out.append('<h2>Computed wrongly by Paddle</h2><table id="paddle-wrong"><tr><th>op</th><th>why</th></tr>')
+            out.append(_rows(report.paddle_wrong, lambda op: (op.label, op.paddle_wrong)))
             out.append("</table>")
         if report.failed_replays:
             out.append('<h2>Replay failures</h2><table id="failures"><tr><th>op</th><th>replay</th></tr>')

@@ -1,4 +1,10 @@
-"""The inputs ``verify`` feeds both runtimes: random by default, or an ``.npz`` keyed by input name."""
+"""The inputs ``verify`` feeds both runtimes: random by default, or an ``.npz`` keyed by input name.
+
+A legacy input with a LoD (``lod_level`` >= 1: its first dim concatenates sequences) also
+needs its sequences' lengths for Paddle: the array ``<input>.lod`` (1-D integers summing to
+the input's first dim) gives them; by default the whole input is one sequence. pd2onnx's
+models take one sequence per LoD input (docs/sequence_models.md), so lengths of several
+sequences are refused: the ONNX side could not be compared with them."""
 
 from __future__ import annotations
 
@@ -31,7 +37,15 @@ def random_inputs(program: Program, seed: int = 0, batch: int = 1) -> dict[str, 
     return out
 
 
+LOD_SUFFIX = ".lod"
+
+
 def read_inputs(path: str, program: Program) -> dict[str, np.ndarray]:
+    return check_inputs(load_npz(path), program, path)
+
+
+def load_npz(path: str) -> dict[str, np.ndarray]:
+    """Every array of the ``.npz`` at ``path``, by key."""
     if not os.path.isfile(path):
         raise UsageError("inputs file not found", file=path)
     try:
@@ -45,19 +59,22 @@ def read_inputs(path: str, program: Program) -> dict[str, np.ndarray]:
     except Exception as exc:
         raise UsageError(f"not a readable .npz file ({' '.join(str(exc).split())[:200]})", file=path,
                          hint="save with numpy.savez (plain numeric arrays, no Python objects)") from None
-    return check_inputs(arrays, program, path)
+    return arrays
 
 
 def check_inputs(arrays: dict[str, np.ndarray], program: Program, path: str | None = None) -> dict[str, np.ndarray]:
-    """The arrays, one per model input by name, each of the shape and dtype the model takes."""
+    """The arrays, one per model input by name, each of the shape and dtype the model takes
+    (``<input>.lod`` arrays are sequence lengths: see ``sequence_lods``)."""
     names = [v.name for v in program.inputs]
+    lod_names = {v.name + LOD_SUFFIX for v in program.inputs if v.lod_level >= 1}
     missing = [n for n in names if n not in arrays]
-    extra = [n for n in arrays if n not in names]
+    extra = [n for n in arrays if n not in names and n not in lod_names]
     if missing or extra:
         raise UsageError(
             f"the inputs are arrays {sorted(arrays)} but the model's inputs are {names}",
             file=path,
-            hint="name each array after a model input: numpy.savez(path, **{name: array})",
+            hint="name each array after a model input: numpy.savez(path, **{name: array}); a legacy LoD "
+                 f"input's sequence lengths go in '<input>{LOD_SUFFIX}'",
         )
     out = {}
     for v in program.inputs:
@@ -76,3 +93,35 @@ def _check_input(path: str | None, v: Value, arr: np.ndarray) -> None:
             )
     if v.dtype and arr.dtype != dtypes.to_numpy(v.dtype):
         raise UsageError(f"input {v.name!r} has dtype {arr.dtype} but the model expects {v.dtype}", file=path)
+
+
+def sequence_lods(program: Program, feeds: dict[str, np.ndarray], arrays: dict[str, np.ndarray] | None = None,
+                  path: str | None = None) -> dict[str, list[int]]:
+    """The one-level LoD (sequence lengths) of each legacy input whose ``lod_level`` is >= 1:
+    ``arrays["<input>.lod"]`` where given, else one sequence covering the input's first dim."""
+    lods = {}
+    for v in program.inputs:
+        if v.lod_level < 1:
+            continue
+        if v.lod_level > 1:
+            raise UsageError(f"input {v.name!r} carries {v.lod_level} LoD levels; verify feeds one level only",
+                             file=program.model_file)
+        rows = int(np.shape(feeds[v.name])[0]) if np.ndim(feeds[v.name]) else 1
+        given = None if arrays is None else arrays.get(v.name + LOD_SUFFIX)
+        if given is None:
+            lods[v.name] = [rows]
+            continue
+        lengths = np.asarray(given)
+        if lengths.ndim != 1 or lengths.dtype.kind not in "iu" or (lengths < 0).any():
+            raise UsageError(f"'{v.name}{LOD_SUFFIX}' must be a 1-D array of non-negative integer sequence lengths, "
+                             f"not {lengths.dtype}{list(lengths.shape)}", file=path)
+        if int(lengths.sum()) != rows:
+            raise UsageError(f"the sequence lengths '{v.name}{LOD_SUFFIX}' {lengths.tolist()} sum to "
+                             f"{int(lengths.sum())}, but input {v.name!r} has {rows} rows", file=path,
+                             hint="the lengths of the sequences concatenated along the input's first dim")
+        if len(lengths) != 1:
+            raise UsageError(f"'{v.name}{LOD_SUFFIX}' gives {len(lengths)} sequences, but pd2onnx's models take one "
+                             "sequence per LoD input (docs/sequence_models.md)", file=path,
+                             hint="verify one sequence per run: its length is the input's first dim")
+        lods[v.name] = [int(n) for n in lengths]
+    return lods

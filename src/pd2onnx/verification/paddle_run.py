@@ -47,7 +47,17 @@ def _predictor_files(program: Program) -> list[str]:
     )
 
 
-def predict(program: Program, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+def predict(program: Program, feeds: dict[str, np.ndarray],
+            lods: dict[str, list[int]] | None = None) -> list[np.ndarray]:
+    """Paddle's predictor's outputs on ``feeds``; with ``lods`` (sequence lengths of LoD
+    inputs) the worker's executor computes them instead: the predictor crashes on the legacy
+    sequence programs Paddle 2.6 saves (see ``paddle_worker._restore_scratch_outputs``)."""
+    if lods:
+        wanted = [{"key": f"out{i}", "name": v.name} for i, v in enumerate(program.outputs)]
+        fetched = fetch(program, feeds, wanted, lods=lods)
+        if fetched.missing:
+            raise VerifyError(f"Paddle did not return the outputs {sorted(fetched.missing)}", file=program.model_file)
+        return [np.array(fetched.values[f"out{i}"]) for i in range(len(program.outputs))]
     require_paddle()
     import paddle.inference as pi
 
@@ -62,6 +72,8 @@ def predict(program: Program, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
         handle = pred.get_input_handle(name)
         handle.reshape(feeds[name].shape)
         handle.copy_from_cpu(feeds[name])
+        if lods and name in lods:
+            handle.set_lod([list(np.cumsum([0, *lods[name]]).tolist())])
     pred.run()
     return [pred.get_output_handle(n).copy_to_cpu() for n in pred.get_output_names()]
 
@@ -80,10 +92,11 @@ class Fetched:
 
 
 def fetch(program: Program, feeds: dict[str, np.ndarray], wanted: list[dict],
-          python: str | None = None, timeout: float = 3600, hint: str | None = None) -> Fetched:
+          python: str | None = None, timeout: float = 3600, hint: str | None = None,
+          lods: dict[str, list[int]] | None = None) -> Fetched:
     """Run the program once in a Paddle worker process and return the values ``wanted``
     (see ``paddle_worker``). ``python``: the interpreter to run Paddle with (default: this one);
-    ``hint``: what to tell the user if Paddle fails."""
+    ``hint``: what to tell the user if Paddle fails; ``lods``: sequence lengths of LoD inputs."""
     require_paddle(python)
     workdir = tempfile.TemporaryDirectory(prefix="pd2onnx-verify-")
     out = workdir.name
@@ -91,7 +104,7 @@ def fetch(program: Program, feeds: dict[str, np.ndarray], wanted: list[dict],
     np.savez(feeds_file, **feeds)
     request = {"format": program.format, "model": os.path.abspath(program.model_file),
                "params": os.path.abspath(program.params_file) if program.params_file else None,
-               "feeds": feeds_file, "fetch": wanted, "out": out}
+               "feeds": feeds_file, "fetch": wanted, "out": out, "lods": lods or {}}
     req_file = os.path.join(out, "request.json")
     with open(req_file, "w") as f:
         json.dump(request, f)

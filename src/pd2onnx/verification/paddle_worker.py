@@ -8,7 +8,8 @@ pd2onnx, so that any interpreter with paddle can run it (``--paddle-python``).
 The request (JSON) names the format, the model and params files, an ``.npz`` of feeds and the
 values to fetch: ``{"key": k, "name": var}`` for legacy programs, ``{"key": k, "op": i,
 "result": r, "element": e or null}`` for PIR (op ``i`` of the main block counted without
-parameters and builtin combine/split/slice, as pd2onnx's reader counts). Each fetched value
+parameters and builtin combine/split/slice, as pd2onnx's reader counts); ``lods`` maps a
+legacy input's name to its sequence lengths, fed to Paddle as a one-level LoD. Each fetched value
 is saved as ``OUT/<key>.npy``; ``OUT/result.json`` lists what was saved, why the others were
 not, and (PIR) the main block's op names, so the caller can check both sides count alike.
 """
@@ -31,6 +32,23 @@ def _load(req, exe, paddle):
     else:
         kwargs["params_filename"] = None  # one file per parameter, beside the program
     return paddle.static.load_inference_model(model_dir, exe, **kwargs)
+
+
+# Outputs of legacy ops that their kernels write whatever is fetched, and that Paddle 2.6's
+# save_inference_model prunes when unused: Paddle then crashes (SIGSEGV) on the file it wrote.
+_SCRATCH_OUTPUTS = {"gru": ("BatchGate", "BatchResetHiddenPrev", "BatchHidden"),
+                    "lstm": ("Cell", "BatchGate", "BatchCellPreAct")}
+
+
+def _restore_scratch_outputs(program):
+    """Give the pruned outputs of ``_SCRATCH_OUTPUTS`` scratch variables again (the values
+    pd2onnx compares do not depend on them)."""
+    block = program.global_block()
+    for op in block.ops:
+        for slot in _SCRATCH_OUTPUTS.get(op.type, ()):
+            if slot not in op.output_names or not op.output(slot):
+                var = block.create_var(name=f"verify_scratch_{op.type}_{slot}_{id(op)}", dtype="float32")
+                op.desc.set_output(slot, [var.name])
 
 
 def _pir_targets(program, wanted):
@@ -88,6 +106,11 @@ def main(path):
     program, feed_names, fetch_targets = _load(req, exe, paddle)
     with np.load(req["feeds"]) as data:
         feeds = {name: data[name] for name in data.files}
+    for name, lengths in (req.get("lods") or {}).items():
+        tensor = paddle.base.core.DenseTensor()
+        tensor.set(feeds[name], paddle.CPUPlace())
+        tensor.set_recursive_sequence_lengths([lengths])
+        feeds[name] = tensor
     out = req["out"]
     result = {"saved": [], "missing": {}, "ops": None}
     if req["format"] == "pir":
@@ -98,6 +121,7 @@ def main(path):
         fetch_list = [v for _, v in targets]
         keys = [k for k, _ in targets]
     else:
+        _restore_scratch_outputs(program)
         block = program.global_block()
         keys, fetch_list = [], []
         for w in req["fetch"]:

@@ -11,7 +11,8 @@ from pd2onnx.verification.compare import ValueDiff
 from pd2onnx.verification.referee import Judgement
 
 MATCH, AMPLIFIED, MISMATCH, UNEXPLAINED = "match", "amplified", "mismatch", "unexplained"
-EXIT_CODES = {MATCH: 0, AMPLIFIED: 0, MISMATCH: 3, UNEXPLAINED: 4}
+PADDLE_WRONG = "paddle-wrong"
+EXIT_CODES = {MATCH: 0, AMPLIFIED: 0, PADDLE_WRONG: 0, MISMATCH: 3, UNEXPLAINED: 4}
 
 
 @dataclass
@@ -33,6 +34,7 @@ class OpReport:
     covers: list[tuple[int, int]] = field(default_factory=list)  # ops replayed together with it
     nodes: list[str] = field(default_factory=list)
     referee: Judgement | None = None  # the float64 referee, for a replay out of tolerance
+    paddle_wrong: str = ""  # why Paddle's own value of this op is wrong (paddle_exact), if it is
 
     @property
     def fused(self) -> bool:
@@ -72,6 +74,8 @@ class OpReport:
             out["located"] = [d.to_json() for d in self.located]
         if self.replay:
             out["replay"] = [d.to_json() for d in self.replay]
+        if self.paddle_wrong:
+            out["paddle_wrong"] = self.paddle_wrong
         if self.referee is not None:
             out["referee"] = self.referee.to_json()
         if self.nodes:
@@ -110,7 +114,12 @@ class VerifyReport:
 
     @property
     def failed_replays(self) -> list[OpReport]:
-        return [op for op in self.ops if op.replay_ok is False]
+        return [op for op in self.ops if op.replay_ok is False and not op.paddle_wrong]
+
+    @property
+    def paddle_wrong(self) -> list[OpReport]:
+        """Ops whose replay differs because Paddle computes them wrongly (``paddle_exact``)."""
+        return [op for op in self.ops if op.paddle_wrong]
 
     @property
     def not_replayed(self) -> list[OpReport]:
@@ -129,6 +138,8 @@ class VerifyReport:
             return MATCH
         if not self.replayed:
             return MISMATCH
+        if self.paddle_wrong:
+            return PADDLE_WRONG
         return UNEXPLAINED if self.unexplained else AMPLIFIED
 
     @property
@@ -149,6 +160,13 @@ class VerifyReport:
         if verdict == AMPLIFIED:
             return ("verdict: amplified: the outputs differ from Paddle's, but every op, fed Paddle's own inputs, "
                     f"gives Paddle's outputs{tail}: float noise amplified by the model, not a conversion error")
+        if verdict == PADDLE_WRONG:
+            wrong = self.paddle_wrong
+            names = ", ".join(op.label for op in wrong[:5]) + (f" and {len(wrong) - 5} more" if len(wrong) > 5 else "")
+            return (f"verdict: paddle-wrong: the outputs differ from Paddle's, and Paddle itself computes {names} "
+                    f"wrongly (far from the exact value of the op on Paddle's own operands, where ours is not); every "
+                    f"other op, fed Paddle's own inputs, gives Paddle's outputs{tail}: Paddle's outputs are no "
+                    "reference for this model")
         if verdict == UNEXPLAINED:
             names = ", ".join(op.label for op in self.unexplained[:5]) + \
                 (f" and {len(self.unexplained) - 5} more" if len(self.unexplained) > 5 else "")
@@ -193,7 +211,8 @@ class VerifyReport:
         fused = sum(1 for op in self.ops if op.fused)
         replayed = sum(1 for op in self.ops if op.replayed and not op.fused)
         return {"replayed": replayed, "not_replayed": len(self.not_replayed), "fused": fused,
-                "out_of_tolerance": len(self.failed_replays), "refereed": len(self.refereed)}
+                "out_of_tolerance": len(self.failed_replays), "refereed": len(self.refereed),
+                "paddle_wrong": len(self.paddle_wrong)}
 
     def write_json(self, path: str) -> None:
         from pd2onnx.onnx_io import write_text
@@ -253,6 +272,9 @@ def format_report(report: VerifyReport, rtol: float | None = None, atol: float |
                 lines.append(f"       {op.referee.text()}")
             if op.nodes:
                 lines.append(f"       its ONNX nodes: {', '.join(op.nodes[:8])}" + (" ..." if len(op.nodes) > 8 else ""))
+        for op in report.paddle_wrong:
+            lines.append(f"  PADDLE WRONG {op.label}: " + "; ".join(_diff_text(d) for d in op.replay))
+            lines.append(f"       Paddle computes {op.op_type} (block {op.block}, op #{op.index}) wrongly: {op.paddle_wrong}")
         for op in report.refereed:
             lines.append(f"  ok   {op.label}: out of the replay tolerance ({op.replay_rtol:.2g}): "
                          + "; ".join(_diff_text(d) for d in op.replay))
@@ -264,7 +286,8 @@ def format_report(report: VerifyReport, rtol: float | None = None, atol: float |
         counts = report.replay_counts()
         lines.append(f"  replayed {counts['replayed']} / not replayed {counts['not_replayed']} / fused "
                      f"{counts['fused']} (replayed with the op they were fused into); {len(failed)} out of tolerance"
-                     + (f", {counts['refereed']} more judged right by the float64 referee" if counts["refereed"] else ""))
+                     + (f", {counts['refereed']} more judged right by the float64 referee" if counts["refereed"] else "")
+                     + (f", {counts['paddle_wrong']} computed wrongly by Paddle" if counts["paddle_wrong"] else ""))
         skipped = report.not_replayed
         if skipped:
             lines.append(f"  not replayed ({len(skipped)}):")

@@ -10,10 +10,10 @@ import numpy as np
 
 from pd2onnx.paddle.program import Op, Program
 from pd2onnx.verification import compare as cmp
-from pd2onnx.verification import onnx_side, paddle_run, referee
+from pd2onnx.verification import onnx_side, paddle_exact, paddle_run, referee
 from pd2onnx.verification import plan as planning
 from pd2onnx.verification import replay as rp
-from pd2onnx.verification.inputs import check_inputs, random_inputs, read_inputs
+from pd2onnx.verification.inputs import check_inputs, load_npz, random_inputs, sequence_lods
 from pd2onnx.verification.report import OpReport, VerifyReport
 
 
@@ -48,12 +48,12 @@ def verify(
     timings: dict[str, float] = {}
     start = time.perf_counter()
     program = load(model, params_file)
-    if inputs is not None:
-        feeds = check_inputs(inputs, program)
-    elif inputs_file:
-        feeds = read_inputs(inputs_file, program)
+    arrays = inputs if inputs is not None else load_npz(inputs_file) if inputs_file else None
+    if arrays is not None:
+        feeds = check_inputs(arrays, program, None if inputs is not None else inputs_file)
     else:
         feeds = random_inputs(program, seed, batch)
+    lods = sequence_lods(program, feeds, arrays, None if inputs is not None else inputs_file)
     if not (locate or replay):
         paddle_run.require_paddle()
     converted = None
@@ -77,20 +77,20 @@ def verify(
         gots = onnx_side.run_model(side.proto, feeds, side.source, runtime)
         timings["onnx"] = time.perf_counter() - t
         t = time.perf_counter()
-        wants = paddle_run.predict(program, feeds)
+        wants = paddle_run.predict(program, feeds, lods)
         timings["paddle"] = time.perf_counter() - t
         _compare_outputs(report, plan, program, gots, wants, feeds)
         report.seconds = timings
         return report
     _deep(report, plan, program, side, feeds, locate, replay, paddle_python, timings,
-          random_feeds=inputs is None and not inputs_file)
+          random_feeds=inputs is None and not inputs_file, lods=lods)
     report.seconds = timings
     return report
 
 
 def _deep(report: VerifyReport, plan: planning.Plan, program: Program, side: onnx_side.OnnxSide,
           feeds: dict[str, np.ndarray], locate: bool, replay: bool, paddle_python: str | None,
-          timings: dict[str, float], random_feeds: bool) -> None:
+          timings: dict[str, float], random_feeds: bool, lods: dict[str, list[int]] | None = None) -> None:
     onnx_side.match(side, plan)
     report.notes += side.notes
     wanted = [ref for ref, v in plan.values.items() if v.fetchable and (v.used or ref in plan.outputs)
@@ -99,7 +99,7 @@ def _deep(report: VerifyReport, plan: planning.Plan, program: Program, side: onn
                                           and plan.values[r].fetchable]))
     t = time.perf_counter()
     fetched = paddle_run.fetch(program, feeds, plan.fetch_requests(wanted), python=paddle_python,
-                               hint=_random_hint(program, random_feeds))
+                               hint=_random_hint(program, random_feeds), lods=lods)
     timings["paddle"] = time.perf_counter() - t
     if program.format == "pir" and fetched.ops is not None:
         _check_alignment(plan, fetched.ops)
@@ -120,7 +120,7 @@ def _deep(report: VerifyReport, plan: planning.Plan, program: Program, side: onn
             wants.append(None)
     if any(w is None for w in wants):
         report.notes.append("Paddle's executor did not return every model output; they come from its predictor")
-        wants = paddle_run.predict(program, feeds)
+        wants = paddle_run.predict(program, feeds, lods)
     _compare_outputs(report, plan, program, gots, wants, feeds)
 
     def onnx_value(name: str) -> np.ndarray | None:
@@ -373,6 +373,8 @@ def _replay(report: VerifyReport, plan: planning.Plan, side: onnx_side.OnnxSide,
                 entry.referee = referee.judge(side, unit, batch_feeds, input_types, {r: gots[r] for r in out},
                                               {r: paddle_vals[r] for r in out}, precision)
                 entry.replay_ok = bool(entry.referee.right)
+            if not entry.replay_ok and paddle_exact.computes(op):
+                entry.paddle_wrong = _paddle_wrong(plan, op, out, gots, paddle_vals, feeds, entry.replay_rtol)
         for c in unit.covers:
             covered = ops[(c.block_idx, c.index)]
             if not covered.replayed:
@@ -386,6 +388,36 @@ def _replay(report: VerifyReport, plan: planning.Plan, side: onnx_side.OnnxSide,
         if op.block_idx != 0:
             owner = owners.get(op.block_idx)
             ops[(op.block_idx, op.index)].why = _inside_why(owner, ops.get((0, owner.index)) if owner else None)
+
+
+def _paddle_wrong(plan: planning.Plan, op: Op, out: dict, gots: dict, paddle_vals: dict, feeds: dict,
+                  rtol: float) -> str:
+    """Why Paddle computes ``op`` wrongly, when its value of every differing output ``out`` is
+    far from the exact one (``paddle_exact``, on Paddle's own operands) and ours is not; else ''."""
+
+    def operand(name: str) -> np.ndarray | None:
+        ref = plan.producer_ref(op, name)
+        if ref is not None and ref in paddle_vals:
+            return paddle_vals[ref]
+        if name in plan.program.params:
+            return plan.program.params[name]
+        return feeds.get(name)
+
+    y = next((names[0] for slot, names in op.outputs.items() if slot.lower() in ("y", "out") and names), None)
+    if set(out) != {r for r in out if r[2] == y}:
+        return ""  # another output differs: not what the exact value covers
+    exact, why = paddle_exact.exact_output(op, operand)
+    if exact is None:
+        return ""
+    texts = []
+    for ref in out:
+        if ref not in gots or np.size(gots[ref]) != np.size(exact) or np.size(paddle_vals[ref]) != np.size(exact):
+            return ""
+        wrong, text = paddle_exact.judge(op, exact, gots[ref], paddle_vals[ref], rtol)
+        if not wrong:
+            return ""
+        texts.append(text)
+    return "; ".join(texts)
 
 
 def _owners(plan: planning.Plan) -> dict[int, Op]:
