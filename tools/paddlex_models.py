@@ -60,8 +60,8 @@ def _import(module: str):
     """``paddlex.inference.models.<module>`` without running the ``__init__`` of the packages above
     the model definitions: they import every predictor and pipeline of PaddleX (and their many
     dependencies), which the definitions do not need."""
-    if "paddlex" not in sys.modules:
-        root = os.path.dirname(importlib.util.find_spec("paddlex").origin)
+    loaded = sys.modules.get("paddlex")
+    root = loaded.__path__[0] if loaded is not None else os.path.dirname(importlib.util.find_spec("paddlex").origin)
     for pkg in _PACKAGES:
         name = ".".join(filter(None, ["paddlex", pkg]))
         if name not in sys.modules:
