@@ -24,6 +24,18 @@ Sources, all from the ``paddlex==3.7.2`` wheel on PyPI (``paddlex/inference/mode
 - ``pp_lcnet_x1_0_textline_ori`` / ``pp_lcnet_x1_0_doc_ori``: ``image_classification/modeling/
   pplcnet.py``, ``_config.py`` (PP-LCNet x1.0; 2 labels at 80 x 160, 4 labels at 224 x 224, the
   input shapes of ``paddlex/configs/modules/{textline,doc_text}_orientation/*.yaml``).
+- ``pp_doclayout_l``: ``object_detection/modeling/rt_detr.py`` and ``_config_rt_detr.py`` (RT-DETR-L:
+  HGNetV2-L backbone from ``image_classification/modeling/hgnetv2.py``, ``_config_hgnetv2.py``; 23
+  labels as PP-DocLayout-L; 50 queries instead of 300), its ``forward`` body (model, last decoder
+  layer, ``DETRPostProcess``) on PaddleX's three inputs ``im_shape``, ``image``, ``scale_factor``,
+  saved for a fixed 1 x 3 x 320 x 320 image (RT-DETR's exports are fixed-size). One expression is
+  rewritten before saving: ``MultiScaleDeformableAttention.forward`` transposes the 5-D sampling
+  grid of a level with a 4-element permutation, which dygraph accepts and the saved program's
+  kernel refuses; the rewrite gives the full 5-element permutation, which is what dygraph does
+  with the short one (the trailing axis stays; checked on Paddle 3.3.1: equal results).
+- ``uvdoc``: ``image_unwarping/modeling/uvdoc.py``, ``_config.py`` (released config: the image
+  resized to 712 x 488 inside, bilinear with corners aligned), its ``forward`` body on a 1 x 3 x 96
+  x 64 image of uniform noise (sharp edges everywhere), input spec ``[None, 3, -1, -1]``.
 
 PaddleX's definitions are the deployed form of these networks: the layers PaddleOCR's exporter
 (``paddleocr==3.7.0`` sdist, ``ppocr/utils/export_model.py``) re-parameterizes by ``layer.rep()``
@@ -34,7 +46,8 @@ a layer whose forward is the same body on tensors, and saved as that exporter sa
 (``paddle.jit.to_static`` with its input spec, ``paddle.jit.save``): det ``[None, 3, -1, -1]``,
 rec ``[None, 3, 48, -1]``, classifiers ``[None, 3, H, W]``.
 
-Weights are drawn at 1/sqrt(fan_in) scale, and every BatchNorm's statistics are set from the
+Weights are drawn at 1/sqrt(fan_in) scale (RT-DETR's box heads' last layer at a tenth of it, so that
+the decoder layers refine their boxes by small steps, as trained ones do), and every BatchNorm's statistics are set from the
 activations it sees on a calibration batch (then perturbed), so that each layer's output is of
 unit scale: random deep nets otherwise vanish or explode, and a broken converter would pass.
 """
@@ -43,17 +56,22 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import os
 import sys
+import tempfile
+import textwrap
 import types
 
 import numpy as np
 
 import paddle
+import paddle.nn.functional as F
 from toolkit_io import predict, save_io
 
 _PACKAGES = ["", "inference", "inference.models", "inference.models.common", "inference.models.text_detection",
-             "inference.models.text_recognition", "inference.models.image_classification"]
+             "inference.models.text_recognition", "inference.models.image_classification",
+             "inference.models.object_detection", "inference.models.image_unwarping"]
 
 
 def _import(module: str):
@@ -123,7 +141,80 @@ def _lcnet(labels: int):
     return make
 
 
-# name: (constructor, input spec shape, fed shape, std of the last Linear or transposed
+class _Layout(paddle.nn.Layer):
+    """``RTDETR.forward``'s body on tensors: the last decoder layer's boxes and logits through
+    ``DETRPostProcess`` (top-k queries, boxes scaled to the original image)."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, im_shape, image, scale_factor):
+        out = self.net.model(image)
+        head_out = (out["intermediate_reference_points"][:, -1], out["intermediate_logits"][:, -1])
+        pad_shape = paddle.to_tensor([[image.shape[2], image.shape[3]]] * image.shape[0], dtype="float32")
+        return self.net.post_process(head_out, im_shape, scale_factor, pad_shape)
+
+
+class _Unwarp(paddle.nn.Layer):
+    """``UVDocNet.forward``'s body on tensors: the image resized (bilinear, corners aligned) to the
+    network's size, backbone, head, the 2-channel map resized back to the image's size and
+    ``grid_sample`` of the image at those positions."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        net = self.net
+        h, w = x.shape[2:]
+        hidden = F.interpolate(x, size=net.upsample_size, mode=net.upsample_mode, align_corners=True)
+        out = net.head(paddle.concat(net.backbone(hidden), axis=1))
+        bm = F.interpolate(out, size=(h, w), mode=net.upsample_mode, align_corners=True).transpose([0, 2, 3, 1])
+        return F.grid_sample(x, bm, align_corners=True)
+
+
+def _uvdoc():
+    def make():
+        mod = _import("image_unwarping.modeling")
+        return _Unwarp(mod.UVDocNet(_import("image_unwarping.modeling._config").UVDocConfig()))
+    return make
+
+
+def _rewrite(owner, attr: str, edits: list[tuple[str, str]]) -> None:
+    """Replace ``owner.attr`` by the same function with each ``old`` text of its source replaced by
+    ``new`` (each must occur exactly once). The new source is written to a file that stays, so that
+    Paddle's dy2static, which reads a function's source, finds it."""
+    func = getattr(owner, attr)
+    source = textwrap.dedent(inspect.getsource(func))
+    for old, new in edits:
+        found = source.count(old)
+        if found != 1:
+            raise RuntimeError(f"{owner.__name__}.{attr}: {old!r} occurs {found} times, not once; is this paddlex 3.7.2?")
+        source = source.replace(old, new)
+    fd, path = tempfile.mkstemp(suffix=".py", prefix=f"{owner.__name__}_{attr}_")
+    with os.fdopen(fd, "w") as f:
+        f.write(source)
+    namespace: dict = {}
+    exec(compile(source, path, "exec"), func.__globals__, namespace)  # noqa: S102  (our own rewrite)
+    setattr(owner, attr, namespace[attr])
+
+
+def _rtdetr(labels: int, queries: int):
+    def make():
+        mod = _import("object_detection.modeling")
+        # the sampling grid of one level is 5-D [batch, queries, heads, points, 2]; PaddleX
+        # transposes it with a 4-element permutation, which dygraph accepts and the saved
+        # program's transpose kernel refuses ("Input dimension size should be equal to 5")
+        rt_detr = _import("object_detection.modeling.rt_detr")
+        _rewrite(rt_detr.MultiScaleDeformableAttention, "forward",
+                 [(".transpose([0, 2, 1, 3])\n", ".transpose([0, 2, 1, 3, 4])\n")])
+        cfg = _import("object_detection.modeling._config_rt_detr").RTDETRConfig(num_labels=labels, num_queries=queries)
+        return _Layout(mod.RTDETR(cfg))
+    return make
+
+
+# name: (constructor, input spec shape, fed shape, std of the last Linear or (transposed)
 # conv: the logits of the softmax or sigmoid, neither flat nor saturated)
 MODELS = {
     "pp_ocrv6_small_det": (_det("PPOCRV6SmallDet", "pp_ocrv6_small_det"), [None, 3, -1, -1], (1, 3, 64, 96), 3.0),
@@ -132,10 +223,16 @@ MODELS = {
     "pp_ocrv6_tiny_rec": (_rec("PPOCRV6TinyRec", "pp_ocrv6_tiny_rec"), [None, 3, 48, -1], (1, 3, 48, 160), 4.0),
     "pp_lcnet_x1_0_textline_ori": (_lcnet(2), [None, 3, 80, 160], (2, 3, 80, 160), 2.0),
     "pp_lcnet_x1_0_doc_ori": (_lcnet(4), [None, 3, 224, 224], (1, 3, 224, 224), 2.0),
+    # PP-DocLayout-L: RT-DETR-L (HGNetV2-L), 23 labels; 50 queries instead of 300 (smaller top-k)
+    "pp_doclayout_l": (_rtdetr(23, 50), [1, 3, 320, 320], (1, 3, 320, 320), None),
+    # UVDoc: any image size in, resized to 712 x 488 inside; the head's positions at std 0.5 (in
+    # grid_sample's [-1, 1]: a document mostly inside the image)
+    "uvdoc": (_uvdoc(), [None, 3, -1, -1], (1, 3, 96, 64), 0.5),
 }
 
 
-def _randomize(model: paddle.nn.Layer, rng: np.random.Generator, calib: np.ndarray, logit_std) -> None:
+def _randomize(model: paddle.nn.Layer, rng: np.random.Generator, calib: np.ndarray, logit_std,
+               detector: bool = False) -> None:
     """Random weights of unit-scale outputs: 1/sqrt(fan_in) weights, then BatchNorm statistics
     from one calibration pass over a batch of 8 (each BN normalizes what it really sees, perturbed a
     little), and the
@@ -158,7 +255,7 @@ def _randomize(model: paddle.nn.Layer, rng: np.random.Generator, calib: np.ndarr
             else:  # norm scales
                 value = rng.uniform(0.7, 1.3, shape)
             param.set_value(value.astype("float32"))
-    norms = [m for m in model.sublayers() if isinstance(m, paddle.nn.layer.norm._BatchNormBase)]
+    norms = [m for m in model.sublayers() if hasattr(m, "_mean") and hasattr(m, "_variance")]  # RT-DETR's frozen BN too
 
     def calibrate(layer, inputs):
         x = inputs[0].numpy().astype(np.float64)
@@ -170,13 +267,25 @@ def _randomize(model: paddle.nn.Layer, rng: np.random.Generator, calib: np.ndarr
         var = var * rng.uniform(0.8, 1.25, var.shape) + 0.5 * var.mean() + 1e-3
         layer._variance.set_value(var.astype("float32"))
 
+    if detector:
+        # box heads that refine by small steps, as trained ones do: unit-scale random deltas make
+        # each decoder layer jump its references (through inverse sigmoid and deformable
+        # sampling), and the six layers amplify float noise into boxes a pixel apart
+        for lname, layer in model.named_sublayers():
+            if type(layer).__name__ == "RTDETRMLPPredictionHead" and ("bbox" in lname):
+                last = layer.layers[-1]
+                last.weight.set_value(last.weight.numpy() * 0.1)
+                last.bias.set_value(last.bias.numpy() * 0.1)
     hooks = [m.register_forward_pre_hook(calibrate) for m in norms]
     with paddle.no_grad():
-        model(paddle.to_tensor(calib))
+        if detector:  # the network without the post-processing (which is written for batch 1)
+            model.net.model(paddle.to_tensor(calib))
+        else:
+            model(paddle.to_tensor(calib))
     for h in hooks:
         h.remove()
     if logit_std is not None:
-        last = [m for m in model.sublayers() if isinstance(m, (paddle.nn.Linear, paddle.nn.Conv2DTranspose))][-1]
+        last = [m for m in model.sublayers() if isinstance(m, (paddle.nn.Linear, paddle.nn.Conv2D, paddle.nn.Conv2DTranspose))][-1]
         seen = []
         hook = last.register_forward_post_hook(lambda layer, inputs, out: seen.append(out.numpy()))
         with paddle.no_grad():
@@ -187,8 +296,16 @@ def _randomize(model: paddle.nn.Layer, rng: np.random.Generator, calib: np.ndarr
         last.bias.set_value(last.bias.numpy() * factor)
 
 
+def _specs(spec_shape) -> list:
+    if len(spec_shape) == 4 and spec_shape[0] == 1:  # a detector: PaddleX's three inputs
+        return [paddle.static.InputSpec([1, 2], "float32", "im_shape"),
+                paddle.static.InputSpec(spec_shape, "float32", "image"),
+                paddle.static.InputSpec([1, 2], "float32", "scale_factor")]
+    return [paddle.static.InputSpec(spec_shape, "float32", "x")]
+
+
 def _save(model, spec_shape, out_dir: str) -> str:
-    spec = [paddle.static.InputSpec(spec_shape, "float32", "x")]
+    spec = _specs(spec_shape)
     static = paddle.jit.to_static(model, input_spec=spec, full_graph=True)
     paddle.jit.save(static, os.path.join(out_dir, "model"))
     return os.path.join(out_dir, "model.json")
@@ -201,14 +318,22 @@ def build(name: str, out_dir: str) -> None:
     rng = np.random.default_rng(0)
     model = make()
     model.eval()
-    feeds = {"x": rng.uniform(-1, 1, shape).astype("float32")}
+    image = rng.uniform(-1, 1, shape).astype("float32")
+    detector = len(_specs(spec_shape)) == 3
+    if detector:
+        feeds = {"im_shape": np.array([[shape[2], shape[3]]], "float32"), "image": image,
+                 "scale_factor": np.array([[1.0, 1.0]], "float32")}
+    else:
+        feeds = {"x": image}
     calib = rng.uniform(-1, 1, (8, *shape[1:])).astype("float32")  # a batch: statistics that generalize
-    _randomize(model, rng, calib, logit_std)
+    _randomize(model, rng, calib, logit_std, detector)
     model_file = _save(model, spec_shape, out_dir)
     names, outs = predict(model_file, os.path.join(out_dir, "model.pdiparams"), feeds)
     with paddle.no_grad():
-        eager = model(paddle.to_tensor(feeds["x"]))
-    np.testing.assert_allclose(outs[0], eager.numpy(), rtol=1e-4, atol=1e-5)  # the saved program is the layer
+        eager = model(*[paddle.to_tensor(feeds[n]) for n in ("im_shape", "image", "scale_factor")]) if detector \
+            else [model(paddle.to_tensor(feeds["x"]))]
+    for o, e in zip(outs, eager):  # the saved program is the layer
+        np.testing.assert_allclose(o, e.numpy(), rtol=1e-4, atol=1e-4)
     save_io(os.path.join(out_dir, "io.npz"), names, feeds, outs)
     print(f"{name}: outputs {[o.shape for o in outs]}, std {[float(o.std()) for o in outs]}")
 
