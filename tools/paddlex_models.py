@@ -46,10 +46,11 @@ a layer whose forward is the same body on tensors, and saved as that exporter sa
 (``paddle.jit.to_static`` with its input spec, ``paddle.jit.save``): det ``[None, 3, -1, -1]``,
 rec ``[None, 3, 48, -1]``, classifiers ``[None, 3, H, W]``.
 
-Weights are drawn at 1/sqrt(fan_in) scale (RT-DETR's box heads' last layer at a tenth of it, so that
-the decoder layers refine their boxes by small steps, as trained ones do), and every BatchNorm's statistics are set from the
-activations it sees on a calibration batch (then perturbed), so that each layer's output is of
-unit scale: random deep nets otherwise vanish or explode, and a broken converter would pass.
+Weights are drawn at 1/sqrt(fan_in) scale (RT-DETR's box heads' last layer at a tenth of it, so
+that the decoder layers refine their boxes by small steps, as trained ones do), and every
+BatchNorm's statistics are set from the activations it sees on a calibration batch (then
+perturbed), so that each layer's output is of unit scale: random deep nets otherwise vanish or
+explode, and a broken converter would pass.
 """
 
 from __future__ import annotations
@@ -64,7 +65,6 @@ import textwrap
 import types
 
 import numpy as np
-
 import paddle
 import paddle.nn.functional as F
 from toolkit_io import predict, save_io
@@ -233,10 +233,10 @@ MODELS = {
 
 def _randomize(model: paddle.nn.Layer, rng: np.random.Generator, calib: np.ndarray, logit_std,
                detector: bool = False) -> None:
-    """Random weights of unit-scale outputs: 1/sqrt(fan_in) weights, then BatchNorm statistics
-    from one calibration pass over a batch of 8 (each BN normalizes what it really sees, perturbed a
-    little), and the
-    last Linear rescaled so that its outputs have std ``logit_std``."""
+    """Random weights of unit-scale outputs: 1/sqrt(fan_in) weights (RT-DETR's box heads' last
+    layer at a tenth), then BatchNorm statistics from one calibration pass over a batch of 8 (each
+    BN normalizes what it really sees, perturbed a little), and the last Linear or (transposed)
+    conv rescaled so that its outputs have std ``logit_std`` (unless None)."""
     for layer in model.sublayers():
         for pname, param in layer.named_parameters(include_sublayers=False):
             shape = list(param.shape)
@@ -296,16 +296,20 @@ def _randomize(model: paddle.nn.Layer, rng: np.random.Generator, calib: np.ndarr
         last.bias.set_value(last.bias.numpy() * factor)
 
 
-def _specs(spec_shape) -> list:
-    if len(spec_shape) == 4 and spec_shape[0] == 1:  # a detector: PaddleX's three inputs
+# Detectors take PaddleX's three inputs (im_shape, image, scale_factor), batch 1.
+DETECTORS = {"pp_doclayout_l"}
+
+
+def _specs(name: str, spec_shape) -> list:
+    if name in DETECTORS:
         return [paddle.static.InputSpec([1, 2], "float32", "im_shape"),
                 paddle.static.InputSpec(spec_shape, "float32", "image"),
                 paddle.static.InputSpec([1, 2], "float32", "scale_factor")]
     return [paddle.static.InputSpec(spec_shape, "float32", "x")]
 
 
-def _save(model, spec_shape, out_dir: str) -> str:
-    spec = _specs(spec_shape)
+def _save(model, name: str, spec_shape, out_dir: str) -> str:
+    spec = _specs(name, spec_shape)
     static = paddle.jit.to_static(model, input_spec=spec, full_graph=True)
     paddle.jit.save(static, os.path.join(out_dir, "model"))
     return os.path.join(out_dir, "model.json")
@@ -319,7 +323,7 @@ def build(name: str, out_dir: str) -> None:
     model = make()
     model.eval()
     image = rng.uniform(-1, 1, shape).astype("float32")
-    detector = len(_specs(spec_shape)) == 3
+    detector = name in DETECTORS
     if detector:
         feeds = {"im_shape": np.array([[shape[2], shape[3]]], "float32"), "image": image,
                  "scale_factor": np.array([[1.0, 1.0]], "float32")}
@@ -327,7 +331,7 @@ def build(name: str, out_dir: str) -> None:
         feeds = {"x": image}
     calib = rng.uniform(-1, 1, (8, *shape[1:])).astype("float32")  # a batch: statistics that generalize
     _randomize(model, rng, calib, logit_std, detector)
-    model_file = _save(model, spec_shape, out_dir)
+    model_file = _save(model, name, spec_shape, out_dir)
     names, outs = predict(model_file, os.path.join(out_dir, "model.pdiparams"), feeds)
     with paddle.no_grad():
         eager = model(*[paddle.to_tensor(feeds[n]) for n in ("im_shape", "image", "scale_factor")]) if detector \

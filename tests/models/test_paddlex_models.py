@@ -21,15 +21,13 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
 import pytest
 
-import numpy as np
-
+import pd2onnx
 from harness import toolkit
 from harness.check import check_model_file, load_io
 from harness.detection import match_detections
-
-import pd2onnx
 
 MODELS = [
     "pp_ocrv6_small_det",
