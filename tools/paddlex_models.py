@@ -36,6 +36,11 @@ Sources, all from the ``paddlex==3.7.2`` wheel on PyPI (``paddlex/inference/mode
 - ``uvdoc``: ``image_unwarping/modeling/uvdoc.py``, ``_config.py`` (released config: the image
   resized to 712 x 488 inside, bilinear with corners aligned), its ``forward`` body on a 1 x 3 x 96
   x 64 image of uniform noise (sharp edges everywhere), input spec ``[None, 3, -1, -1]``.
+- ``pp_doclayout_v2``: ``object_detection/modeling/pp_doclayout_v2.py``, ``_config_pp_doclayout_v2.py``
+  with the released config recorded in ``modules/base/utils/pdparams2safetensors/model_config.py``
+  (``_DOCLAYOUTV2_CONFIG``), its whole ``forward`` (detector, thresholds, reading order,
+  post-processing) on the three inputs at 1 x 3 x 320 x 320; the same deformable-attention
+  rewrite as RT-DETR's, and its ``forward`` rewritten to take the inputs as tensors.
 
 PaddleX's definitions are the deployed form of these networks: the layers PaddleOCR's exporter
 (``paddleocr==3.7.0`` sdist, ``ppocr/utils/export_model.py``) re-parameterizes by ``layer.rep()``
@@ -214,6 +219,50 @@ def _rtdetr(labels: int, queries: int):
     return make
 
 
+def _released_config(variable: str) -> dict:
+    """A released model's config.json as the paddlex wheel records it (``paddlex/modules/base/utils/
+    pdparams2safetensors/model_config.py``, loaded from its file: its package imports PaddleX's
+    training modules)."""
+    spec = importlib.util.spec_from_file_location(
+        "_paddlex_model_config",
+        os.path.join(sys.modules["paddlex"].__path__[0], "modules", "base", "utils", "pdparams2safetensors",
+                     "model_config.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return dict(getattr(module, variable))
+
+
+def _doclayout_v2():
+    def make():
+        mod = _import("object_detection.modeling")
+        v2 = _import("object_detection.modeling.pp_doclayout_v2")
+        _rewrite(v2.MultiScaleDeformableAttention, "forward",
+                 [(".transpose([0, 2, 1, 3])\n", ".transpose([0, 2, 1, 3, 4])\n")])
+        # its forward on tensors: the three inputs as arguments instead of numpy in a list
+        _rewrite(v2.PPDocLayoutV2, "forward", [
+            ("def forward(self, inputs):\n", "def forward(self, im_shape, pixel_values, scale_factor):\n"),
+            ("    pixel_values = paddle.to_tensor(inputs[1])\n", ""),
+            ("    im_shape = paddle.to_tensor(inputs[0])\n", ""),
+            ("    scale_factor = paddle.to_tensor(inputs[2])\n", ""),
+        ])
+        config = _import("object_detection.modeling._config_pp_doclayout_v2").PPDocLayoutV2Config(
+            **_released_config("_DOCLAYOUTV2_CONFIG"))
+        return _Net(mod.PPDocLayoutV2(config))
+    return make
+
+
+class _Net(paddle.nn.Layer):
+    """A detector whose (rewritten) forward takes PaddleX's three inputs, called as is (``net``: as
+    in the other wrappers)."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, im_shape, image, scale_factor):
+        return self.net(im_shape, image, scale_factor)
+
+
 # name: (constructor, input spec shape, fed shape, std of the last Linear or (transposed)
 # conv: the logits of the softmax or sigmoid, neither flat nor saturated)
 MODELS = {
@@ -227,6 +276,9 @@ MODELS = {
     "pp_doclayout_l": (_rtdetr(23, 50), [1, 3, 320, 320], (1, 3, 320, 320), None),
     # UVDoc: any image size in, resized to 712 x 488 inside; the head's positions at std 0.5 (in
     # grid_sample's [-1, 1]: a document mostly inside the image)
+    # PP-DocLayoutV2: the released config (HGNetV2-L, 25 labels, 300 queries, class thresholds and
+    # reading-order classes, a six-layer reading-order transformer)
+    "pp_doclayout_v2": (_doclayout_v2(), [1, 3, 320, 320], (1, 3, 320, 320), None),
     "uvdoc": (_uvdoc(), [None, 3, -1, -1], (1, 3, 96, 64), 0.5),
 }
 
@@ -272,7 +324,7 @@ def _randomize(model: paddle.nn.Layer, rng: np.random.Generator, calib: np.ndarr
         # each decoder layer jump its references (through inverse sigmoid and deformable
         # sampling), and the six layers amplify float noise into boxes a pixel apart
         for lname, layer in model.named_sublayers():
-            if type(layer).__name__ == "RTDETRMLPPredictionHead" and ("bbox" in lname):
+            if type(layer).__name__ in ("RTDETRMLPPredictionHead", "PPDocLayoutV2MLPPredictionHead") and "bbox" in lname:
                 last = layer.layers[-1]
                 last.weight.set_value(last.weight.numpy() * 0.1)
                 last.bias.set_value(last.bias.numpy() * 0.1)
@@ -297,7 +349,7 @@ def _randomize(model: paddle.nn.Layer, rng: np.random.Generator, calib: np.ndarr
 
 
 # Detectors take PaddleX's three inputs (im_shape, image, scale_factor), batch 1.
-DETECTORS = {"pp_doclayout_l"}
+DETECTORS = {"pp_doclayout_l", "pp_doclayout_v2"}
 
 
 def _specs(name: str, spec_shape) -> list:

@@ -1,6 +1,6 @@
 """The models PaddleOCR 3.7 / PaddleX 3.7 ship by default (PP-OCRv6 text detection and
 recognition, the PP-LCNet text-line and document orientation classifiers, the PP-DocLayout-L
-layout detector, UVDoc unwarping), built from PaddleX
+and PP-DocLayoutV2 layout detectors, UVDoc unwarping), built from PaddleX
 3.7.2's own definitions with random, well-scaled weights, saved as PaddleOCR's exporter saves them
 (their deployed, re-parameterized form), converted and compared with Paddle's inference in ONNX
 Runtime and OpenVINO.
@@ -105,6 +105,25 @@ def test_paddlex_uvdoc_is_verified():
     model = os.path.join(out, "model.json")
     inputs, _ = load_io(os.path.join(out, "io.npz"))
     report = pd2onnx.verify(model, inputs={"x": inputs[0]}, locate=True, replay=True, rtol=1e-5, atol=1e-5)
+    text = pd2onnx.verification.format_report(report)
+    assert report.verdict in ("match", "amplified"), text
+    replayed = sum(1 for op in report.ops if op.replayed)
+    assert replayed >= 0.9 * len(report.ops), text
+
+
+# PP-DocLayoutV2 (released config: HGNetV2-L, 25 labels, 300 queries; per-class score thresholds
+# choose the queries a six-layer reading-order transformer orders; rows (label, score, box,
+# order, order score)) on a 320 x 320 image. The rows differ from Paddle's entirely (the queries
+# kept, and so the reading order, change with scores within float noise of their thresholds and
+# with boxes 1e-5 apart), while `pd2onnx verify --locate --replay` replays every op within 1e-5
+# (1,433 replayed, none out): `amplified`. So this test asks verify.
+# Build about 80 s; verify about 30 s.
+def test_paddlex_doclayout_v2_is_verified():
+    out = toolkit.build("paddlex", "paddlex", "pp_doclayout_v2")
+    model = os.path.join(out, "model.json")
+    inputs, wants = load_io(os.path.join(out, "io.npz"))
+    names = ("im_shape", "image", "scale_factor")
+    report = pd2onnx.verify(model, inputs=dict(zip(names, inputs)), locate=True, replay=True, rtol=1e-5, atol=1e-5)
     text = pd2onnx.verification.format_report(report)
     assert report.verdict in ("match", "amplified"), text
     replayed = sum(1 for op in report.ops if op.replayed)
