@@ -10,11 +10,11 @@ The models are built by ``tools/paddlex_models.py`` in the paddlex virtual envir
 the test cache; without that environment these tests are skipped. Where each definition comes from,
 how the weights are drawn and how the models are saved is in the script's docstring.
 Paddle 3.3 writes them as PIR JSON only (why no legacy ``.pdmodel``: the script's docstring).
-Cost (2 cores shared with other jobs, warm pip cache): the environment installs in about 110 s;
-the models build (once; cached) in about 17 s (small det), 60 s (medium det), 20 s (small and tiny
-rec), 8 s (each classifier), 90 s (PP-DocLayout-L) and 50 s (UVDoc); cold, the eight tests took
-150 s on a quieter machine; warm 68 s (PP-DocLayout-L 30 s, medium det 10.5 s, UVDoc's verify
-10 s, small det 4.8 s, small rec 4.3 s, tiny rec 3.3 s, classifiers 1.5-2 s).
+Cost (2 cores, warm pip cache): the environment installs in about 110 s; the models build (once;
+cached) in 8-20 s each (60 s for the medium det on a loaded machine), about 90 s for PP-DocLayout-L
+and 80 s for PP-DocLayoutV2, 50 s for UVDoc; cold, the nine tests took 244 s. Warm, 65 s on a quiet
+machine (PP-DocLayoutV2's verify 29 s, PP-DocLayout-L 13 s, UVDoc's verify 7 s, medium det 6 s,
+the others under 3 s each), about twice that with the machine shared.
 """
 
 from __future__ import annotations
