@@ -90,16 +90,14 @@ def test_paddlex_layout_model(name):
 # UVDoc (document unwarping): the image resized to 712 x 488, a dilated ResNet, the 2-channel map
 # of sampling positions resized back and grid_sample of the image, on an image of uniform noise
 # (sharp edges everywhere). Its first bilinear_interp (the image to 712 x 488, corners aligned)
-# differs from Paddle's by 1.75e-5 of its range when fed Paddle's own input: Paddle computes the
-# source coordinates otherwise than ONNX Resize (issue 24 item 2). With that mapper fixed (branch
-# `interp`, checked by converting with its src), verify's verdict is `amplified` (113 ops
+# differed from Paddle's by 1.75e-5 of its range when fed Paddle's own input while it was written
+# as ONNX Resize, whose source coordinates are not Paddle's (issue 24 item 2). Now that the mapper
+# computes Paddle's coordinates (docs/interpolation.md), verify's verdict is `amplified` (113 ops
 # replayed, none out of 1e-5), while the outputs still differ by 1.0e-3 / 1.3e-3 (ONNX Runtime
 # plain / optimized) and 2.0e-3 (OpenVINO) on values in [-1, 1]: the network amplifies float noise in the sampling positions,
 # and grid_sample of a noise image turns them into whole pixel steps (on a smooth image: 2.7e-4 /
 # 4.5e-4, and the interpolation's difference stays within tolerance, so the smooth image would not
 # show it). So this test asks verify, not an end-to-end tolerance. Build about 50 s; verify 10 s.
-@pytest.mark.xfail(strict=True, reason="bilinear_interp (the image resized to 712 x 488): Paddle's source "
-                   "coordinates differ from ONNX Resize's (fixed in branch interp: remove this mark when merged)")
 def test_paddlex_uvdoc_is_verified():
     out = toolkit.build("paddlex", "paddlex", "uvdoc")
     model = os.path.join(out, "model.json")
