@@ -16,9 +16,6 @@ import onnx_ir as ir
 import pytest
 
 import pd2onnx
-from harness import builder
-from harness.cases import REGISTRY, load_case_files
-from harness.check import load_io
 from pd2onnx import provenance
 from pd2onnx.api import convert
 from pd2onnx.cli import main
@@ -26,21 +23,14 @@ from pd2onnx.convert.registry import get_mapper, overriding
 from pd2onnx.errors import UsageError
 from pd2onnx.onnx_io import save_model
 from pd2onnx.paddle import load
-
-load_case_files(os.path.dirname(os.path.abspath(__file__)), "verifycases")
-FORMATS = ["pir", "legacy"]
-
-
-def _built(name: str, fmt: str):
-    built = builder.get(REGISTRY[name], fmt)
-    assert built.error is None, built.error
-    return built
+from verify_cases import FORMATS, perturbed
+from verify_cases import built as _built
+from verify_cases import feeds as _feeds
 
 
-def _feeds(built) -> dict[str, np.ndarray]:
-    inputs, _ = load_io(os.path.join(built.dir, "io.npz"))
-    program = load(built.model_file)
-    return {v.name: a for v, a in zip(program.inputs, inputs)}
+
+
+
 
 
 def _site(program, op_type: str):
@@ -85,13 +75,6 @@ def test_amplified_through_the_cli_with_json(tmp_path):
 # ------------------------------------------------------------------------------ (b) mismatch
 
 
-def _perturbed_tanh(original):
-    def fn(ctx):
-        original.fn(ctx)
-        name = ctx.pd.output("out")
-        value = ctx.state.env[name]
-        ctx.set_output("out", ctx.op.Mul(value, ctx.const(1.001, "float32")))
-    return fn
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -100,7 +83,7 @@ def test_broken_mapper_is_named_by_locate_and_replay(fmt):
     program = load(built.model_file)
     tanh = _site(program, "tanh")
     original = get_mapper("tanh")
-    with overriding("tanh", _perturbed_tanh(original)):
+    with overriding("tanh", perturbed(original)):
         report = pd2onnx.verify(built.model_file, inputs=_feeds(built), locate=True, replay=True)
     assert report.verdict == "mismatch" and report.exit_code == 3
     assert [(op.block, op.index) for op in report.failed_replays] == [tanh]

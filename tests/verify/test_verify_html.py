@@ -14,13 +14,11 @@ from html.parser import HTMLParser
 
 import pytest
 
-from harness import builder
-from harness.cases import REGISTRY, load_case_files
 from pd2onnx.cli import main
 from pd2onnx.convert.registry import get_mapper, overriding
 from pd2onnx.paddle import load
+from verify_cases import built, perturbed, save_feeds
 
-load_case_files(os.path.dirname(os.path.abspath(__file__)), "verifycases")
 
 
 class _Page(HTMLParser):
@@ -62,34 +60,18 @@ def _page(path) -> _Page:
     return page
 
 
-def _npz(built, tmp_path) -> str:
-    import numpy as np
-
-    from harness.check import load_io
-
-    inputs, _ = load_io(os.path.join(built.dir, "io.npz"))
-    program = load(built.model_file)
-    path = str(tmp_path / "in.npz")
-    np.savez(path, **{v.name: a for v, a in zip(program.inputs, inputs)})
-    return path
 
 
-def _perturbed_tanh(original):
-    def fn(ctx):
-        original.fn(ctx)
-        value = ctx.state.env[ctx.pd.output("out")]
-        ctx.set_output("out", ctx.op.Mul(value, ctx.const(1.001, "float32")))
-    return fn
 
 
 def test_html_of_a_broken_conversion_marks_the_op(tmp_path):
-    built = builder.get(REGISTRY["verify_small"], "pir")
-    program = load(built.model_file)
+    case = built("verify_small", "pir")
+    program = load(case.model_file)
     tanh = next(op for op in program.main.ops if op.type == "tanh")
     page_file, json_file = tmp_path / "report.html", tmp_path / "report.json"
-    with overriding("tanh", _perturbed_tanh(get_mapper("tanh"))):
-        code = main(["verify", built.model_file, "--inputs", _npz(built, tmp_path), "--locate", "--replay",
-                     "--json", str(json_file), "--html", str(page_file)])
+    with overriding("tanh", perturbed(get_mapper("tanh"))):
+        code = main(["verify", case.model_file, "--inputs", save_feeds(case, tmp_path / "in.npz"), "--locate",
+                     "--replay", "--json", str(json_file), "--html", str(page_file)])
     assert code == 3
     doc = json.loads(json_file.read_text())
     page = _page(page_file)
@@ -108,10 +90,10 @@ def test_html_of_a_broken_conversion_marks_the_op(tmp_path):
 
 
 def test_html_of_an_amplified_model_has_no_failure(tmp_path):
-    built = builder.get(REGISTRY["verify_amplifier"], "pir")
+    case = built("verify_amplifier", "pir")
     page_file = tmp_path / "report.html"
-    assert main(["verify", built.model_file, "--inputs", _npz(built, tmp_path), "--locate", "--replay",
-                 "--html", str(page_file)]) == 0
+    assert main(["verify", case.model_file, "--inputs", save_feeds(case, tmp_path / "in.npz"), "--locate",
+                 "--replay", "--html", str(page_file)]) == 0
     page = _page(page_file)
     assert "amplified" in "".join(page.text)
     assert not [a for t, a in page.elements if a.get("class") == "replay-failed"]
@@ -120,8 +102,8 @@ def test_html_of_an_amplified_model_has_no_failure(tmp_path):
 
 
 def test_html_to_an_unwritable_place_is_refused_before_any_work(tmp_path):
-    built = builder.get(REGISTRY["verify_small"], "pir")
-    code = main(["verify", built.model_file, "--html", str(tmp_path / "missing" / "r.html")])
+    case = built("verify_small", "pir")
+    code = main(["verify", case.model_file, "--html", str(tmp_path / "missing" / "r.html")])
     assert code == 1
     assert not os.path.exists(tmp_path / "missing")
 

@@ -12,35 +12,24 @@ side: the float64 referee (our nodes computed in float64) says so, with its figu
 from __future__ import annotations
 
 import json
-import os
 
 import numpy as np
 import pytest
 
 import pd2onnx
-from harness import builder
-from harness.cases import REGISTRY, load_case_files
-from harness.check import load_io
 from pd2onnx.cli import main
 from pd2onnx.convert.registry import get_mapper, overriding
 from pd2onnx.paddle import load
 from pd2onnx.verification import compare as cmp
+from verify_cases import FORMATS, perturbed
+from verify_cases import built as _built
+from verify_cases import feeds as _feeds
 
-load_case_files(os.path.dirname(os.path.abspath(__file__)), "verifycases")
-FORMATS = ["pir", "legacy"]
 SE_CASES = [("verify_se_mean", "mean"), ("verify_se_pool", "pool2d")]
 
 
-def _built(name: str, fmt: str):
-    built = builder.get(REGISTRY[name], fmt)
-    assert built.error is None, built.error
-    return built
 
 
-def _feeds(built) -> dict[str, np.ndarray]:
-    inputs, _ = load_io(os.path.join(built.dir, "io.npz"))
-    program = load(built.model_file)
-    return {v.name: a for v, a in zip(program.inputs, inputs)}
 
 
 def _op(report, op_type: str):
@@ -84,12 +73,6 @@ def test_se_block_over_480x640_is_judged_by_the_float64_referee(case, op_type, f
 # ------------------------------------------------------------------ (e) no real error excused
 
 
-def _perturbed(original, slot: str, factor: float = 1.001):
-    def fn(ctx):
-        original.fn(ctx)
-        name = ctx.pd.output(slot)
-        ctx.set_output(slot, ctx.op.Mul(ctx.state.env[name], ctx.const(factor, "float32")))
-    return fn
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -99,7 +82,7 @@ def test_an_error_of_1e_3_inside_the_large_reduction_is_still_a_mismatch(case, o
     program = load(built.model_file)
     site = next(op for op in program.main.ops if op.type in (op_type, "reduce_mean"))
     mapper = get_mapper(site.type)
-    with overriding(site.type, _perturbed(mapper, "out")):
+    with overriding(site.type, perturbed(mapper, "out")):
         report = pd2onnx.verify(built.model_file, inputs=_feeds(built), locate=True, replay=True)
     text = pd2onnx.verification.format_report(report)
     assert report.verdict == "mismatch" and report.exit_code == 3, text
@@ -226,7 +209,7 @@ def test_an_op_not_replayed_that_may_explain_the_difference_is_named(fmt, monkey
         return values, {**errors, **{uid: "simulated failure" for uid, u in units if u.op.type == "tanh"}}
 
     monkeypatch.setattr(rp, "run_units", tanh_fails)
-    with overriding("tanh", _perturbed(get_mapper("tanh"), "out", 1.5)):
+    with overriding("tanh", perturbed(get_mapper("tanh"), "out", 1.5)):
         report = pd2onnx.verify(built.model_file, inputs=_feeds(built), locate=True, replay=True)
     text = pd2onnx.verification.format_report(report)
     assert report.verdict == "unexplained" and report.exit_code == 4, text
@@ -301,7 +284,7 @@ def test_openvino_names_the_broken_op_too():
     built = _built("verify_se_mean", "pir")
     program = load(built.model_file)
     site = next(op for op in program.main.ops if op.type == "mean")
-    with overriding("mean", _perturbed(get_mapper("mean"), "out")):
+    with overriding("mean", perturbed(get_mapper("mean"), "out")):
         report = pd2onnx.verify(built.model_file, inputs=_feeds(built), replay=True, runtime="openvino")
     assert report.verdict == "mismatch", pd2onnx.verification.format_report(report)
     assert [(op.block, op.index) for op in report.failed_replays] == [(0, site.index)]
