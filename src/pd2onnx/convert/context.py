@@ -109,6 +109,14 @@ class OpContext:
             hint=hint,
         )
 
+    def malformed(self, message: str,
+                  hint: str = "the program is malformed (corrupt or hand-edited); export the model again",
+                  ) -> ModelFormatError:
+        """A ModelFormatError naming this op, for a program the op cannot be read from (an
+        absent operand, an attribute of the wrong kind): ``raise ctx.malformed(...)``."""
+        site = self.pd.site
+        return ModelFormatError(f"{site.op_type} ({site}): {message}", file=self.state.program.model_file, hint=hint)
+
     @property
     def paddle2_semantics(self) -> bool:
         """True when the file was written by Paddle 2.x (or an unversioned legacy writer).
@@ -141,12 +149,9 @@ class OpContext:
         if (isinstance(value, (str, bytes)) and (number or isinstance(default, (list, tuple)))) or (
             number and isinstance(value, (list, tuple, dict))
         ):
-            site = self.pd.site
-            raise ModelFormatError(
-                f"{site.op_type} ({site}): attribute {name} is {str(value)[:40]!r}, expected "
-                f"{'a list' if isinstance(default, (list, tuple)) else 'a number'}",
-                file=self.state.program.model_file,
-                hint="the program is malformed (corrupt or hand-edited); export the model again",
+            raise self.malformed(
+                f"attribute {name} is {str(value)[:40]!r}, expected "
+                f"{'a list' if isinstance(default, (list, tuple)) else 'a number'}"
             )
         return value
 
@@ -161,12 +166,7 @@ class OpContext:
         leaves it out (a null operand, an empty slot) is malformed, and the user is told so."""
         names = self.pd.inputs.get(slot) or []
         if not names:
-            site = self.pd.site
-            raise ModelFormatError(
-                f"{site.op_type} ({site}): its input {slot} is absent (the program gives it no value)",
-                file=self.state.program.model_file,
-                hint="the program is malformed (corrupt or hand-edited); export the model again",
-            )
+            raise self.malformed(f"its input {slot} is absent (the program gives it no value)")
         return names[0]
 
     def input(self, slot: str, i: int = 0) -> ir.Value | None:
@@ -285,12 +285,9 @@ class OpContext:
         if i >= len(names):
             return  # the op does not expose this output (unused optional result)
         if value is None:  # passed through from an input the program leaves out
-            site = self.pd.site
-            raise ModelFormatError(
-                f"{site.op_type} ({site}): no value for its output {slot}: an input it needs is absent "
-                "(the program gives it no value)",
-                file=self.state.program.model_file,
-                hint="the program is malformed (corrupt or hand-edited); export the model again",
+            raise self.malformed(
+                f"no value for its output {slot}: an input it needs is absent "
+                "(the program gives it no value)"
             )
         self.state.bind(names[i], value, fresh=self._is_fresh(value))
 
@@ -360,23 +357,15 @@ class OpContext:
             c = self.state.const_of(names[0], self.pd.block_idx)
             if c is not None:
                 if np.size(c) != 1:  # Paddle's Scalar takes a tensor of one element
-                    site = self.pd.site
-                    raise ModelFormatError(
-                        f"{site.op_type} ({site}): its {slot} operand ({names[0]}) holds {np.size(c)} values "
-                        f"(shape {list(np.shape(c))}), expected one (a scalar)",
-                        file=self.state.program.model_file,
-                        hint="the program is malformed (corrupt or hand-edited); export the model again",
+                    raise self.malformed(
+                        f"its {slot} operand ({names[0]}) holds {np.size(c)} values "
+                        f"(shape {list(np.shape(c))}), expected one (a scalar)"
                     )
                 return np.asarray(c).reshape(-1)[0].item()
             return self.state.lookup(names[0], self.pd.block_idx)
         value = self.pd.attrs.get(attr or slot)
         if value is not None and not isinstance(value, (bool, int, float, complex, np.generic)):
-            site = self.pd.site
-            raise ModelFormatError(
-                f"{site.op_type} ({site}): attribute {attr or slot} is {str(value)[:40]!r}, expected a number",
-                file=self.state.program.model_file,
-                hint="the program is malformed (corrupt or hand-edited); export the model again",
-            )
+            raise self.malformed(f"attribute {attr or slot} is {str(value)[:40]!r}, expected a number")
         return default if value is None else value
 
     # ------------------------------------------------------------------ emit

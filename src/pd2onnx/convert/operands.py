@@ -35,12 +35,8 @@ def operand_shape(ctx: OpContext, slot: str, i: int = 0) -> tuple[int, ...] | No
 
 def malformed(ctx: OpContext, message: str) -> ModelFormatError:
     """A ModelFormatError naming this op: ``raise malformed(ctx, ...)``."""
-    site = ctx.pd.site
-    return ModelFormatError(
-        f"{site.op_type} ({site}): {message}",
-        file=ctx.state.program.model_file,
-        hint="the program's operands do not fit together (an edited or damaged file); export the model again",
-    )
+    return ctx.malformed(message, hint="the program's operands do not fit together (an edited or damaged file); "
+                                       "export the model again")
 
 
 def _operand(ctx: OpContext, slot: str, i: int = 0) -> str:
