@@ -232,3 +232,99 @@ def topk_head(paddle, rng):
     boxes = (rng.random((TOPK_CANDIDATES, 4)) * 640.0).astype("float32")
     return _static(paddle, Head()), [feats, base, boxes], [(TOPK_CANDIDATES, TOPK_TERMS), (TOPK_CANDIDATES,),
                                                             (TOPK_CANDIDATES, 4)]
+
+
+# ------------------------------------------------- NMS candidates and batched detections (issue 23)
+
+NMS_IMAGES, NMS_CLASSES, NMS_CANDIDATES, NMS_TIER, NMS_PICK = 2, 3, 40, 8, 24
+
+
+def _grid_boxes(rng, images, n):
+    """[images, n, 4] normalized boxes (x1, y1, x2, y2), one per cell of a grid, in random
+    order: no two overlap, so NMS suppresses none (which of two tied overlapping boxes it
+    keeps would be float noise of its own)."""
+    import numpy as np
+
+    cols = int(np.ceil(np.sqrt(n)))
+    cells = np.array([(k % cols, k // cols) for k in range(n)], "float32") / cols
+    size = 0.8 / cols
+    boxes = np.concatenate([cells, cells + size], axis=1)
+    return np.stack([boxes[rng.permutation(n)] for _ in range(images)]).astype("float32")
+
+
+def _nms3(paddle, boxes, scores, keep_top_k):
+    """multiclass_nms3 (batched boxes [B, M, 4], scores [B, C, M]): its rows and rows per image."""
+    args = dict(score_threshold=0.05, nms_top_k=-1, keep_top_k=keep_top_k, nms_threshold=0.5, normalized=True,
+                nms_eta=1.0, background_label=-1)
+    if int(paddle.__version__.split(".")[0]) >= 3:
+        out, _, num = paddle._C_ops.multiclass_nms3(boxes, scores, None, *args.values())
+        return out, num
+    helper = paddle.base.layer_helper.LayerHelper("multiclass_nms3")
+    out = helper.create_variable_for_type_inference("float32")
+    index = helper.create_variable_for_type_inference("int32")
+    num = helper.create_variable_for_type_inference("int32")
+    helper.append_op(type="multiclass_nms3", inputs={"BBoxes": boxes, "Scores": scores},
+                     outputs={"Out": out, "Index": index, "NmsRoisNum": num}, attrs=args)
+    return out, num
+
+
+@case("while", "top_k_v2", "topk", "array_to_tensor", "multiclass_nms3", name="verify_nms_tied_candidates",
+      opsets=(17,))
+def nms_tied_candidates(paddle, rng):
+    """RetinaNet's post-processing in small: a loop over the images keeps each image's top 24
+    of 40 candidates by their best class score (gathering their boxes and scores), appends
+    them to two lists, stacks the lists after the loop and runs a batched NMS on them. The
+    best scores come in tiers of 8 equal values (the top 24 are three whole tiers): Paddle's
+    top-k orders equal values otherwise than ONNX Runtime's (lowest index first), so the
+    stacked candidates differ in order though not as a set. The loop's own ops are not
+    replayed (Paddle does not expose their values), so the stacks' replay runs the whole
+    loop and sees the order."""
+    import numpy as np
+
+    class Net(paddle.nn.Layer):
+        def forward(self, boxes, scores):
+            picked_boxes, picked_scores = [], []
+            i = paddle.zeros([1], "int64")
+            n = paddle.shape(boxes)[0]
+            while i < n:
+                b = paddle.squeeze(paddle.gather(boxes, i), axis=[0])
+                s = paddle.squeeze(paddle.gather(scores, i), axis=[0])
+                _, idx = paddle.topk(paddle.max(s, axis=0), k=NMS_PICK)
+                picked_boxes.append(paddle.gather(b, idx))
+                picked_scores.append(paddle.gather(s, idx, axis=1))
+                i = i + 1
+            return _nms3(paddle, paddle.stack(picked_boxes), paddle.stack(picked_scores), -1)
+
+    boxes = _grid_boxes(rng, NMS_IMAGES, NMS_CANDIDATES)
+    tiers = 0.9 - 0.1 * (np.arange(NMS_CANDIDATES) // NMS_TIER)
+    scores = np.empty((NMS_IMAGES, NMS_CLASSES, NMS_CANDIDATES), "float32")
+    for b in range(NMS_IMAGES):
+        best = tiers[rng.permutation(NMS_CANDIDATES)]
+        scores[b] = rng.uniform(0, 1, (NMS_CLASSES, NMS_CANDIDATES)) * (best - 0.1) + 0.06
+        scores[b, rng.integers(0, NMS_CLASSES, NMS_CANDIDATES), np.arange(NMS_CANDIDATES)] = best
+    return _static(paddle, Net()), [boxes, scores], [(None, NMS_CANDIDATES, 4), (None, NMS_CLASSES, NMS_CANDIDATES)]
+
+
+@case("multiclass_nms3", name="verify_nms_batch_rows", opsets=(17,))
+def nms_batch_rows(paddle, rng):
+    """PaddleDetection's outputs in small: a batched NMS over 2 images, its rows [label,
+    score, box] scaled to the image size as the detectors' post-processing does (so the
+    output is not the NMS op's own), and each image's row count (bbox_num). Each score is a
+    quarter plus the mean of a permutation of one vector (as ``verify_topk_head``): near ties
+    that round differently per candidate and per runtime, so the runtimes order an image's
+    rows differently, and keep_top_k cuts among them."""
+    import numpy as np
+
+    class Net(paddle.nn.Layer):
+        def forward(self, boxes, base, feats):
+            out, num = _nms3(paddle, boxes, base + paddle.mean(feats, axis=-1), 40)
+            scale = paddle.to_tensor(np.array([1.0, 1.0, 640.0, 480.0, 640.0, 480.0], "float32"))
+            return out * scale, num
+
+    boxes = _grid_boxes(rng, NMS_IMAGES, 30)
+    base = (np.round(rng.uniform(0, 1, (NMS_IMAGES, NMS_CLASSES, 30)) * 4) / 4).astype("float32")
+    vec = rng.standard_normal(TOPK_TERMS) * 10.0
+    vec = (vec - vec.mean()).astype("float32")  # a mean of ~0 whose float32 rounding varies
+    feats = np.stack([rng.permutation(vec) for _ in range(base.size)]).reshape(*base.shape, TOPK_TERMS)
+    return _static(paddle, Net()), [boxes, base, feats.astype("float32")], [
+        (None, 30, 4), (None, NMS_CLASSES, 30), (None, NMS_CLASSES, 30, TOPK_TERMS)]

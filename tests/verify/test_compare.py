@@ -76,3 +76,68 @@ def test_top_k_rows_with_near_ties_at_the_cut():
     feats = want.copy()
     feats[:, 0] += 0.5  # no integer labels: not detections
     assert not looks_like_detections(feats, feats)
+
+
+# ------------------------------------------------------- NMS candidates, rows per image (issue 23)
+
+
+def _candidates():
+    """2 images x 6 candidates: boxes [2, 6, 4] and best scores [2, 6] in tiers of equal values."""
+    rng = np.random.default_rng(0)
+    boxes = rng.uniform(0, 100, (2, 6, 4)).astype(np.float32)
+    score = np.array([[0.9, 0.9, 0.9, 0.5, 0.5, 0.2]] * 2, np.float32)
+    return boxes, score
+
+
+def test_candidates_permuted_among_equal_scores_pass_and_others_do_not():
+    from pd2onnx.verification.compare import compare_candidates
+
+    boxes, score = _candidates()
+    tied = boxes.copy()
+    tied[0, [0, 2]] = boxes[0, [2, 0]]  # equal scores: a top-k tie
+    d = compare_candidates("b", tied, boxes, 1, score, None, 1e-5)
+    assert d.within(1e-5) and "another order among equal scores" in d.note
+    across = boxes.copy()
+    across[0, [2, 3]] = boxes[0, [3, 2]]  # 0.9 and 0.5 swapped: a wrong order
+    assert not compare_candidates("b", across, boxes, 1, score, None, 1e-5).within(1e-5)
+    off = tied.copy()
+    off[1, 4, 0] += 1.0  # a box off where nothing was reordered
+    assert not compare_candidates("b", off, boxes, 1, score, None, 1e-5).within(1e-5)
+
+
+def test_another_candidate_of_the_same_score_at_a_cut_needs_our_scores():
+    from pd2onnx.verification.compare import compare_candidates
+
+    boxes, score = _candidates()
+    other = boxes.copy()
+    other[0, 5] = [1.0, 2.0, 3.0, 4.0]  # another candidate of score 0.2 made the cut
+    assert not compare_candidates("b", other, boxes, 1, score, None, 1e-5).within(1e-5)
+    assert compare_candidates("b", other, boxes, 1, score, score, 1e-5).within(1e-5)
+    lower = score.copy()
+    lower[0, 5] = 0.1  # ours picked a lower score: not a tie
+    assert not compare_candidates("b", other, boxes, 1, score, lower, 1e-5).within(1e-5)
+
+
+def test_scores_of_candidates_are_compared_along_their_last_axis():
+    from pd2onnx.verification.compare import compare_candidates
+
+    rng = np.random.default_rng(1)
+    scores = rng.uniform(0, 0.5, (1, 3, 5)).astype(np.float32)
+    scores[0, 0, :] = [0.9, 0.9, 0.7, 0.6, 0.6]
+    got = scores[:, :, [1, 0, 2, 4, 3]]
+    d = compare_candidates("s", got, scores, 2, scores.max(axis=1), got.max(axis=1), 1e-5)
+    assert d.within(1e-5) and d.note
+
+
+def test_rows_per_image_come_from_a_count_output_and_rows_may_not_move_between_images():
+    from pd2onnx.verification.compare import row_counts
+
+    rows = np.array([[0, 0.9, 1, 1, 2, 2], [1, 0.8, 3, 3, 4, 4], [0, 0.7, 5, 5, 6, 6]], np.float32)
+    counts = np.array([2, 1], np.int32)
+    found = row_counts(rows, rows, [("scores", np.zeros(3, np.float32), np.zeros(3, np.float32)),
+                                    ("bbox_num", counts, counts)])
+    assert found is not None and found[0] == "bbox_num"
+    assert row_counts(rows, rows, [("n", np.array([1, 1], np.int32), np.array([1, 1], np.int32))]) is None
+    moved = rows[[0, 2, 1]]  # image 1's row swapped with one of image 0: the same rows as one set
+    assert compare_rows("r", moved, rows, 1e-5).within(1e-5)
+    assert not compare_rows("r", moved, rows, 1e-5, got_counts=counts, want_counts=counts).within(1e-5)

@@ -30,6 +30,11 @@ ROW_SETS = {
     "multiclass_nms3": ("out", "index", "nms_rois_num"),
     "matrix_nms": ("out", "index", "roisnum"),
 }
+# their candidates, batched: op -> (boxes slot [batch, M, 4], scores slot [batch, classes, M])
+NMS_CANDIDATES = {
+    "multiclass_nms3": ("bboxes", "scores"),
+    "matrix_nms": ("bboxes", "scores"),
+}
 # ONNX ops that sum many terms (or go through such sums): their float error on exact inputs
 # grows with the number of terms, not only a few ulps.
 SUMMING = frozenset({
@@ -252,6 +257,82 @@ def compare_rows(name: str, got: np.ndarray, want: np.ndarray, rtol: float,
         notes.append(f"{ties} row(s) at the lowest kept score differ: near ties at the cut")
     diff.note = "; ".join(notes)
     return diff
+
+
+def compare_candidates(name: str, got: np.ndarray, want: np.ndarray, axis: int, want_score: np.ndarray,
+                       got_score: np.ndarray | None, rtol: float) -> ValueDiff:
+    """NMS candidates (boxes ``[batch, M, 4]``, ``axis`` 1, or scores ``[batch, classes, M]``,
+    ``axis`` 2) that may differ from Paddle's only where a top-k among equal scores ordered or
+    cut them differently (the runtimes break ties differently; NMS reads its candidates as a
+    set). ``want_score`` ``[batch, M]`` is each of Paddle's candidates' score, ``got_score``
+    ours (None if not known). Per image, the candidates at positions that differ must be a
+    permutation of Paddle's among positions of equal score, or (a tie at the cut) another
+    candidate of the same score as Paddle's at that position (``got_score`` needed); any
+    other difference stays one."""
+    got, want = np.asarray(got), np.asarray(want)
+    diff = compare(name, got, want)
+    if diff.problem or diff.within(rtol) or want.ndim != 3 or got.shape != want.shape:
+        return diff
+    ws = np.asarray(want_score, np.float64)
+    gs = None if got_score is None else np.asarray(got_score, np.float64)
+    if ws.shape != (want.shape[0], want.shape[axis]) or (gs is not None and gs.shape != ws.shape):
+        return diff
+    tol = rtol * diff.scale
+    stol = rtol * float(np.abs(ws).max()) if ws.size else 0.0
+    moved = cut = 0
+    worst = 0.0
+    for b in range(want.shape[0]):
+        g = np.moveaxis(got[b], axis - 1, 0).reshape(want.shape[axis], -1).astype(np.float64)
+        w = np.moveaxis(want[b], axis - 1, 0).reshape(want.shape[axis], -1).astype(np.float64)
+        bad = np.flatnonzero((np.abs(g - w) > tol).any(axis=1))
+        same = np.setdiff1d(np.arange(g.shape[0]), bad)
+        if same.size:
+            worst = max(worst, float(np.abs(g[same] - w[same]).max()))
+        if bad.size == 0:
+            continue
+        err = np.abs(g[bad][:, None, :] - w[bad][None, :, :]).max(axis=2)  # [our position, Paddle's position]
+        tied = np.abs(ws[b, bad][:, None] - ws[b, bad][None, :]) <= stol
+        cost = np.where((err <= tol) & tied, err, np.inf)
+        free = np.ones(bad.size, bool)
+        for i in range(bad.size):
+            row = np.where(free, cost[i], np.inf)
+            j = int(np.argmin(row))
+            if np.isfinite(row[j]):
+                free[j] = False
+                moved += 1
+                worst = max(worst, float(row[j]))
+                continue
+            pos = int(bad[i])
+            if gs is None or abs(gs[b, pos] - ws[b, pos]) > stol:
+                diff.problem = (f"candidate {pos} of image {b} is none of Paddle's candidates of its score"
+                                + ("" if gs is not None else " (our scores not known)"))
+                diff.max_abs = float("inf")
+                return diff
+            cut += 1
+    diff.max_abs = worst
+    diff.max_rel = worst / diff.scale if diff.scale > 0 else 0.0
+    notes = [f"{moved} candidate(s) in another order among equal scores (top-k ties; NMS reads them as a set)"]
+    if cut:
+        notes.append(f"{cut} other candidate(s) of the same score at a top-k cut")
+    diff.note = "; ".join(filter(None, [diff.note, *notes]))
+    return diff
+
+
+def row_counts(got_rows: np.ndarray, want_rows: np.ndarray, others: list[tuple[str, np.ndarray, np.ndarray]]
+               ) -> tuple[str, np.ndarray, np.ndarray] | None:
+    """Among ``others`` (name, ours, Paddle's), the rows per image of detection rows
+    ``[N, 6+]`` (PaddleDetection's ``bbox_num``): a 1-D integer value summing to the number of
+    rows on both sides. Returns (name, ours, Paddle's), or None."""
+    if np.ndim(want_rows) != 2 or np.ndim(got_rows) != 2:
+        return None
+    for name, got, want in others:
+        got, want = np.asarray(got), np.asarray(want)
+        if got.ndim != 1 or want.ndim != 1 or got.dtype.kind not in "iu" or want.dtype.kind not in "iu":
+            continue
+        if int(want.sum()) == np.shape(want_rows)[0] and int(got.sum()) == np.shape(got_rows)[0] \
+                and (want >= 0).all() and (got >= 0).all():
+            return name, got, want
+    return None
 
 
 def looks_like_detections(got: np.ndarray, want: np.ndarray) -> bool:

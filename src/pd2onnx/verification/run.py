@@ -149,7 +149,8 @@ def _deep(report: VerifyReport, plan: planning.Plan, program: Program, side: onn
                 got = onnx_value(side.carriers[v.ref])
                 if got is not None:
                     gots_op[v.ref] = got
-        diffs = _compare_op(plan, op, gots_op, paddle_vals, feeds, rtol=report.rtol)
+        diffs = _compare_op(plan, op, gots_op, paddle_vals, feeds, rtol=report.rtol,
+                            ours=lambda r: onnx_value(side.carriers[r]) if r in side.carriers else None)
         ops[(op.block_idx, op.index)].located = list(diffs.values())
         located.update(diffs)
     if locate:
@@ -236,9 +237,10 @@ def _input_refs(plan: planning.Plan, op: Op) -> list[planning.Ref]:
 
 
 def _compare_op(plan: planning.Plan, op: Op, gots: dict, wants: dict, feeds: dict,
-                rtol: float) -> dict[planning.Ref, cmp.ValueDiff]:
+                rtol: float, ours=None) -> dict[planning.Ref, cmp.ValueDiff]:
     """``op``'s outputs in ``gots`` against ``wants`` (by value ref), op-aware: ties of index
-    outputs, NMS rows as sets."""
+    outputs, NMS rows as sets, NMS candidates in another order among equal scores
+    (``ours(ref)``: our value of another op's output, for the scores of boxes)."""
     diffs: dict[planning.Ref, cmp.ValueDiff] = {}
     rows = cmp.ROW_SETS.get(op.type)
     done: set = set()
@@ -270,7 +272,41 @@ def _compare_op(plan: planning.Plan, op: Op, gots: dict, wants: dict, feeds: dic
             diffs[ref] = cmp.compare_ties(ref[2], got, want, x, axis, keep, bool(op.attrs.get("flatten", False)))
         else:
             diffs[ref] = cmp.compare(ref[2], got, want)
+            if not diffs[ref].within(rtol):
+                diffs[ref] = _compare_candidates(plan, ref, got, want, wants, ours, rtol) or diffs[ref]
+            if not diffs[ref].within(rtol) and cmp.looks_like_detections(got, want):
+                diffs[ref] = cmp.compare_rows(ref[2], got, want, rtol)  # detection rows after the NMS
     return diffs
+
+
+def _compare_candidates(plan: planning.Plan, ref: planning.Ref, got, want, wants: dict, ours,
+                        rtol: float) -> cmp.ValueDiff | None:
+    """The value ``ref`` compared as NMS candidates (``cmp.compare_candidates``) when every op
+    that reads it is an NMS-style op reading it as its boxes or scores (batched), else None."""
+    readers = [r for r in plan.readers.get(ref[2], ()) if plan.producer_ref(r, ref[2]) == ref]
+    if not readers or ref in plan.outputs or np.ndim(want) != 3:
+        return None
+    roles = []
+    for r in readers:
+        slots = cmp.NMS_CANDIDATES.get(r.type)
+        if slots is None:
+            return None
+        role = [k for k, slot in enumerate(slots) if r.input(slot) == ref[2]]
+        if len(role) != 1:
+            return None
+        roles.append((role[0], r))
+    if len({role for role, _ in roles}) != 1:
+        return None
+    role, nms = roles[0]
+    if role == 1:  # scores [batch, classes, M]: a candidate's score is its best class's
+        return cmp.compare_candidates(ref[2], got, want, 2, np.asarray(want).max(axis=1),
+                                      np.asarray(got).max(axis=1), rtol)
+    s_ref = plan.producer_ref(nms, nms.input(cmp.NMS_CANDIDATES[nms.type][1]))
+    if s_ref is None or s_ref not in wants or np.ndim(wants[s_ref]) != 3:
+        return None
+    got_scores = ours(s_ref) if ours is not None else None
+    return cmp.compare_candidates(ref[2], got, want, 1, np.asarray(wants[s_ref]).max(axis=1),
+                                  None if got_scores is None else np.asarray(got_scores).max(axis=1), rtol)
 
 
 def _paddle_input(plan: planning.Plan, op: Op, slot: str, wants: dict, feeds: dict) -> np.ndarray | None:
@@ -311,8 +347,15 @@ def _compare_outputs(report: VerifyReport, plan: planning.Plan, program: Program
             continue
         diffs[k] = cmp.compare(name, got, np.asarray(want))
         if not diffs[k].within(report.rtol, report.atol) and cmp.looks_like_detections(got, want):
-            # top-k queries with no NMS: near-tied scores swap rows
-            diffs[k] = cmp.compare_rows(name, got, want, report.rtol, atol=report.atol)
+            # rows of detections after the NMS (rescaled, say) or top-k queries with no NMS:
+            # near-tied scores swap rows; per image where an output counts each image's rows
+            others = [(names[j], gots[j], wants[j]) for j in range(len(gots)) if j != k]
+            counts = cmp.row_counts(got, want, others)
+            diffs[k] = cmp.compare_rows(name, got, want, report.rtol, atol=report.atol,
+                                        got_counts=counts[1] if counts else None,
+                                        want_counts=counts[2] if counts else None)
+            if counts and not diffs[k].problem:
+                diffs[k].note = "; ".join(filter(None, [diffs[k].note, f"per image, by the row counts of {counts[0]}"]))
     report.outputs = diffs
 
 
@@ -341,6 +384,8 @@ def _replay(report: VerifyReport, plan: planning.Plan, side: onnx_side.OnnxSide,
     batch_feeds, notes = _batch_feeds(units, paddle_vals, feeds, onnx_vals, plan, side)
     report.notes += notes
     values, errors = rp.run_units(side, [(u, unit) for u, unit in units if unit.nodes], batch_feeds, input_types)
+    replayed = {ref: values[(uid, vname)] for uid, unit in units for ref, vname in unit.targets.items()
+                if (uid, vname) in values}
     for uid, unit in units:
         op = unit.op
         entry = ops[(op.block_idx, op.index)]
@@ -361,7 +406,7 @@ def _replay(report: VerifyReport, plan: planning.Plan, side: onnx_side.OnnxSide,
                 gots[ref] = feeds[fed] if isinstance(fed, str) else paddle_vals[fed]
             elif vname in side.initializers:
                 gots[ref] = side.constant(vname)
-        diffs = _compare_op(plan, op, gots, paddle_vals, feeds, rtol=entry.replay_rtol)
+        diffs = _compare_op(plan, op, gots, paddle_vals, feeds, rtol=entry.replay_rtol, ours=replayed.get)
         entry.replay = list(diffs.values())
         entry.replay_ok = all(d.within(entry.replay_rtol) for d in entry.replay)
         if not entry.replay_ok:
