@@ -25,6 +25,7 @@ from pathlib import Path
 from benchlib.envs import WORK, paddle26_python
 
 WORKER = Path(__file__).resolve().parent / "paddle_worker.py"
+RUNNER = Path(__file__).resolve().parents[2] / "src" / "pd2onnx" / "verification" / "paddle_worker.py"  # its ref
 MODELS_DIR = WORK / "models"
 FORMATS = ("pir", "legacy")
 
@@ -74,6 +75,7 @@ def _python_for(fmt: str) -> str:
 
 def _stamp(fmt: str) -> str:
     h = hashlib.sha256(WORKER.read_bytes())
+    h.update(RUNNER.read_bytes())
     h.update(fmt.encode())
     h.update(_python_for(fmt).encode())
     return h.hexdigest()[:16]

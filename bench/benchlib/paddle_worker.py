@@ -6,11 +6,13 @@ Sub-commands (each in a fresh process, driven by ``benchlib.models``):
   ``W.npz`` exists (else make them: seeded init, BatchNorm calibrated on a random batch, and
   write ``W.npz``), then ``paddle.jit.save`` it as ``OUTDIR/model``. Paddle 3.x writes PIR
   JSON, Paddle 2.6 writes a legacy ProgramDesc.
-* ``ref PREFIX INPUTS.npz OUT.npz``: load the saved inference model with Paddle's own static
-  loader and run it on the inputs: the reference every ONNX output is compared with.
+* ``ref PREFIX INPUTS.npz OUT.npz``: run the saved inference model on the inputs with the
+  runner ``pd2onnx verify`` uses (``run_program`` of src/pd2onnx/verification/paddle_worker.py,
+  Paddle's static loader and Executor): the reference every ONNX output is compared with.
 
-This file must stay importable by Paddle 2.6 / numpy 1.26 and by Paddle 3.3 / numpy 2.x, and
-it never imports anything from the bench or from pd2onnx.
+This file must stay importable by Paddle 2.6 / numpy 1.26 and by Paddle 3.3 / numpy 2.x. It
+imports nothing from the bench, nor pd2onnx as a package (Paddle 2.6's venv has none): it
+loads verify's runner by its path, a file that imports nothing from pd2onnx either.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ import paddle.nn as nn
 import paddle.nn.functional as F
 
 SEED = 2024
+RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "src", "pd2onnx",
+                      "verification", "paddle_worker.py")
 
 # name -> (input specs [(name, shape with -1 batch, dtype)], concrete batch shapes for the run)
 MODELS = {
@@ -285,18 +289,28 @@ def _finish_build(args, specs, t0):
     print(json.dumps(info))
 
 
+def _runner():
+    """verify's Paddle runner (src/pd2onnx/verification/paddle_worker.py), loaded by path: it
+    imports nothing from pd2onnx, so Paddle 2.6's venv runs it as well as this interpreter."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("pd2onnx_paddle_runner", RUNNER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def cmd_ref(args):
-    paddle.enable_static()
-    exe = paddle.static.Executor(paddle.CPUPlace())
-    program, feed_names, fetch_targets = paddle.static.load_inference_model(args.prefix, exe)
-    data = np.load(args.inputs)
-    feeds = {n: data[n] for n in feed_names}
-    t0 = time.time()
-    outs = exe.run(program, feed=feeds, fetch_list=fetch_targets)
+    fmt = "legacy" if os.path.exists(args.prefix + ".pdmodel") else "pir"
+    model = args.prefix + (".pdmodel" if fmt == "legacy" else ".json")
+    with np.load(args.inputs) as data:
+        feeds = {n: data[n] for n in data.files}
+    ran = _runner().run_program(paddle, fmt, model, args.prefix + ".pdiparams", feeds)
+    outs = [ran["values"][f"out{i}"] for i in range(len(ran["values"]))]
     result = {f"out{i}": np.asarray(o) for i, o in enumerate(outs)}
     np.savez(args.out, **result)
-    meta = {"feed_names": list(feed_names), "n_outputs": len(outs),
-            "output_shapes": [list(np.shape(o)) for o in outs], "seconds": round(time.time() - t0, 3),
+    meta = {"feed_names": ran["feed_names"], "n_outputs": len(outs),
+            "output_shapes": [list(np.shape(o)) for o in outs], "seconds": round(ran["seconds"], 3),
             "finite": bool(all(np.isfinite(o).all() for o in result.values())),
             "std": [float(np.std(o)) for o in result.values()]}
     print(json.dumps(meta))

@@ -12,6 +12,10 @@ parameters and builtin combine/split/slice, as pd2onnx's reader counts); ``lods`
 legacy input's name to its sequence lengths, fed to Paddle as a one-level LoD. Each fetched value
 is saved as ``OUT/<key>.npy``; ``OUT/result.json`` lists what was saved, why the others were
 not, and (PIR) the main block's op names, so the caller can check both sides count alike.
+
+``run_program`` is the runner itself, for callers that have imported paddle already: the
+benchmark's ``ref`` command (bench/benchlib/paddle_worker.py) loads this file by path and
+calls it for Paddle's outputs, so the bench's references and verify's come from one runner.
 """
 
 from __future__ import annotations
@@ -89,8 +93,58 @@ def _element(vector, e):
 
 
 def _as_array(np, value):
-    arr = np.array(value)
-    return arr
+    return np.array(value)
+
+
+def run_program(paddle, fmt, model, params, feeds, fetch=None, lods=None):
+    """Run the saved program (``fmt`` "pir" or "legacy", its ``model`` and ``params`` files)
+    once on ``feeds`` (name -> array) with Paddle's static Executor, ``paddle`` imported in
+    the matching IR mode. ``fetch``: the requests of the module doc, or None for the
+    program's own outputs (keys ``out0``, ``out1`` ...). Returns ``{"values": {key: array},
+    "missing": {key: why}, "ops": PIR op names or None, "seconds": of the run itself,
+    "feed_names": the program's inputs}``.
+    (The bench's ``ref`` command calls this too: one runner for both.)"""
+    import time
+
+    import numpy as np
+
+    paddle.enable_static()
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    program, feed_names, fetch_targets = _load({"model": model, "params": params}, exe, paddle)
+    feeds = dict(feeds)
+    for name, lengths in (lods or {}).items():
+        tensor = paddle.base.core.DenseTensor()
+        tensor.set(feeds[name], paddle.CPUPlace())
+        tensor.set_recursive_sequence_lengths([lengths])
+        feeds[name] = tensor
+    result = {"values": {}, "missing": {}, "ops": None, "seconds": 0.0, "feed_names": list(feed_names)}
+    if fetch is None:
+        if fmt != "pir":
+            _restore_scratch_outputs(program)
+        keys = [f"out{i}" for i in range(len(fetch_targets))]
+        fetch_list = list(fetch_targets)
+    elif fmt == "pir":
+        targets, result["ops"], result["missing"] = _pir_targets(program, fetch)
+        for op in list(program.global_block().ops):
+            if op.name() == "pd_op.fetch":  # the fetch ops added for ours would collide with these
+                op.erase()
+        fetch_list = [v for _, v in targets]
+        keys = [k for k, _ in targets]
+    else:
+        _restore_scratch_outputs(program)
+        block = program.global_block()
+        keys, fetch_list = [], []
+        for w in fetch:
+            if not block.has_var(w["name"]):
+                result["missing"][w["key"]] = "not a variable of the main block"
+                continue
+            keys.append(w["key"])
+            fetch_list.append(w["name"])
+    start = time.perf_counter()
+    values = exe.run(program, feed=feeds, fetch_list=fetch_list, return_numpy=False) if fetch_list else []
+    result["seconds"] = time.perf_counter() - start
+    result["values"] = {key: _as_array(np, value) for key, value in zip(keys, values)}
+    return result
 
 
 def main(path):
@@ -101,38 +155,13 @@ def main(path):
     import numpy as np
     import paddle
 
-    paddle.enable_static()
-    exe = paddle.static.Executor(paddle.CPUPlace())
-    program, feed_names, fetch_targets = _load(req, exe, paddle)
     with np.load(req["feeds"]) as data:
         feeds = {name: data[name] for name in data.files}
-    for name, lengths in (req.get("lods") or {}).items():
-        tensor = paddle.base.core.DenseTensor()
-        tensor.set(feeds[name], paddle.CPUPlace())
-        tensor.set_recursive_sequence_lengths([lengths])
-        feeds[name] = tensor
+    ran = run_program(paddle, req["format"], req["model"], req.get("params"), feeds, req["fetch"], req.get("lods"))
     out = req["out"]
-    result = {"saved": [], "missing": {}, "ops": None}
-    if req["format"] == "pir":
-        targets, result["ops"], result["missing"] = _pir_targets(program, req["fetch"])
-        for op in list(program.global_block().ops):
-            if op.name() == "pd_op.fetch":  # the fetch ops added for ours would collide with these
-                op.erase()
-        fetch_list = [v for _, v in targets]
-        keys = [k for k, _ in targets]
-    else:
-        _restore_scratch_outputs(program)
-        block = program.global_block()
-        keys, fetch_list = [], []
-        for w in req["fetch"]:
-            if not block.has_var(w["name"]):
-                result["missing"][w["key"]] = "not a variable of the main block"
-                continue
-            keys.append(w["key"])
-            fetch_list.append(w["name"])
-    values = exe.run(program, feed=feeds, fetch_list=fetch_list, return_numpy=False) if fetch_list else []
-    for key, value in zip(keys, values):
-        np.save(os.path.join(out, f"{key}.npy"), _as_array(np, value))
+    result = {"saved": [], "missing": ran["missing"], "ops": ran["ops"]}
+    for key, value in ran["values"].items():
+        np.save(os.path.join(out, f"{key}.npy"), value)
         result["saved"].append(key)
     with open(os.path.join(out, "result.json"), "w") as f:
         json.dump(result, f)
