@@ -272,10 +272,14 @@ def _compare_op(plan: planning.Plan, op: Op, gots: dict, wants: dict, feeds: dic
             diffs[ref] = cmp.compare_ties(ref[2], got, want, x, axis, keep, bool(op.attrs.get("flatten", False)))
         else:
             diffs[ref] = cmp.compare(ref[2], got, want)
+            # the same candidates or detection rows in another order: taken only when they pass,
+            # else the plain difference stays (and goes to the referee)
             if not diffs[ref].within(rtol):
-                diffs[ref] = _compare_candidates(plan, ref, got, want, wants, ours, rtol) or diffs[ref]
-            if not diffs[ref].within(rtol) and cmp.looks_like_detections(got, want):
-                diffs[ref] = cmp.compare_rows(ref[2], got, want, rtol)  # detection rows after the NMS
+                as_set = _compare_candidates(plan, ref, got, want, wants, ours, rtol)
+                if as_set is None and cmp.looks_like_detections(got, want):
+                    as_set = cmp.compare_rows(ref[2], got, want, rtol)  # detection rows after the NMS
+                if as_set is not None and as_set.within(rtol):
+                    diffs[ref] = as_set
     return diffs
 
 
