@@ -25,7 +25,8 @@ from pathlib import Path
 from benchlib.envs import WORK, paddle26_python
 
 WORKER = Path(__file__).resolve().parent / "paddle_worker.py"
-RUNNER = Path(__file__).resolve().parents[2] / "src" / "pd2onnx" / "verification" / "paddle_worker.py"  # its ref
+# the Paddle runner its ref command calls (verify's)
+RUNNER = Path(__file__).resolve().parents[2] / "src" / "pd2onnx" / "verification" / "paddle_worker.py"
 MODELS_DIR = WORK / "models"
 FORMATS = ("pir", "legacy")
 

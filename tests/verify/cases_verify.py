@@ -302,7 +302,8 @@ def nms_tied_candidates(paddle, rng):
         best = tiers[rng.permutation(NMS_CANDIDATES)]
         scores[b] = rng.uniform(0, 1, (NMS_CLASSES, NMS_CANDIDATES)) * (best - 0.1) + 0.06
         scores[b, rng.integers(0, NMS_CLASSES, NMS_CANDIDATES), np.arange(NMS_CANDIDATES)] = best
-    return _static(paddle, Net()), [boxes, scores], [(None, NMS_CANDIDATES, 4), (None, NMS_CLASSES, NMS_CANDIDATES)]
+    return _static(paddle, Net()), [boxes, scores], [(None, NMS_CANDIDATES, 4),
+                                                     (None, NMS_CLASSES, NMS_CANDIDATES)]
 
 
 @case("multiclass_nms3", name="verify_nms_batch_rows", opsets=(17,))

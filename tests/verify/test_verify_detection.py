@@ -45,7 +45,8 @@ def test_legacy_retinanet_gets_match_with_the_paddle_that_wrote_it():
     model = os.path.join(out, "model.pdmodel")
     inputs, _ = load_io(os.path.join(out, "io.npz"))
     feeds = {v.name: a for v, a in zip(load(model).inputs, inputs)}
-    report = pd2onnx.verify(model, inputs=feeds, locate=True, replay=True, paddle_python=venv_python("paddledet"))
+    report = pd2onnx.verify(model, inputs=feeds, locate=True, replay=True,
+                            paddle_python=venv_python("paddledet"))
     text = pd2onnx.verification.format_report(report)
     assert report.verdict in ("match", "amplified"), text
     stacks = [op for op in report.ops if op.op_type == "tensor_array_to_tensor" and op.block == 0]

@@ -311,7 +311,8 @@ def compare_candidates(name: str, got: np.ndarray, want: np.ndarray, axis: int, 
             cut += 1
     diff.max_abs = worst
     diff.max_rel = worst / diff.scale if diff.scale > 0 else 0.0
-    notes = [f"{moved} candidate(s) in another order among equal scores (top-k ties; NMS reads them as a set)"]
+    notes = [f"{moved} candidate(s) in another order among equal scores (top-k ties; NMS reads them as a set)"
+             if moved else ""]
     if cut:
         notes.append(f"{cut} other candidate(s) of the same score at a top-k cut")
     diff.note = "; ".join(filter(None, [diff.note, *notes]))

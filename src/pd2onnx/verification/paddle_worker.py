@@ -157,7 +157,8 @@ def main(path):
 
     with np.load(req["feeds"]) as data:
         feeds = {name: data[name] for name in data.files}
-    ran = run_program(paddle, req["format"], req["model"], req.get("params"), feeds, req["fetch"], req.get("lods"))
+    ran = run_program(paddle, req["format"], req["model"], req.get("params"), feeds, req["fetch"],
+                      req.get("lods"))
     out = req["out"]
     result = {"saved": [], "missing": ran["missing"], "ops": ran["ops"]}
     for key, value in ran["values"].items():

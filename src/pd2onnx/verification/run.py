@@ -359,7 +359,8 @@ def _compare_outputs(report: VerifyReport, plan: planning.Plan, program: Program
                                         got_counts=counts[1] if counts else None,
                                         want_counts=counts[2] if counts else None)
             if counts and not diffs[k].problem:
-                diffs[k].note = "; ".join(filter(None, [diffs[k].note, f"per image, by the row counts of {counts[0]}"]))
+                per_image = f"per image, by the row counts of {counts[0]}"
+                diffs[k].note = "; ".join(filter(None, [diffs[k].note, per_image]))
     report.outputs = diffs
 
 
