@@ -199,6 +199,6 @@ def test_process_entry_ends_without_teardown_but_runs_exit_handlers(model, tmp_p
     proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "missing.json"), "-o", str(out)],
                           capture_output=True, text=True)
     assert proc.returncode == 1 and "no such file" in proc.stderr and "after main" not in proc.stdout
-    returned = subprocess.run([sys.executable, "-c", code.replace("main()", "print('code', main(sys.argv[1:]))"),
-                               model, "-o", str(out)], capture_output=True, text=True)
+    in_process = code.replace("main()", "print('code', main(sys.argv[1:]))")
+    returned = subprocess.run([sys.executable, "-c", in_process, model, "-o", str(out)], capture_output=True, text=True)
     assert "code 0" in returned.stdout and "after main" in returned.stdout, returned.stderr

@@ -7,6 +7,10 @@ deep MLPs, whose weights are generated in place. Each format directory also hold
 random inputs and Paddle's own outputs on them (``ref.npz``), produced by Paddle's static
 inference loader on the saved files in a fresh process.
 
+The PP-OCRv6 models are the exception: PaddleX 3.7 builds made by ``tools/paddlex_models.py`` in
+the paddlex venv (the model tests' builds, copied from their cache when present), PIR only; their
+inputs and Paddle's outputs on them are made here like the others'.
+
 Layout: ``bench/work/models/<name>/<fmt>/{model.json|model.pdmodel, model.pdiparams,
 inputs.npz, ref.npz, ref.json, stamp}``. A model is rebuilt when the builder script or
 the Paddle versions change (``stamp``).
@@ -50,13 +54,13 @@ CATALOGUE: list[ModelSpec] = [
     ModelSpec("unet", "small U-Net, 3 levels, bilinear + nearest resize, concat skips; 128x128", quick=True),
     ModelSpec("mobilenet_v3_large", "paddle.vision.models.mobilenet_v3_large, 224x224"),
     ModelSpec("resnet50", "paddle.vision.models.resnet50, 224x224"),
-    ModelSpec("pp_ocrv6_small_det", "PP-OCRv6 small text detector (PaddleX 3.7 definition, PPLCNetV4), 640x640",
+    ModelSpec("pp_ocrv6_small_det", "PP-OCRv6 small text detector (PaddleX 3.7, PPLCNetV4), 640x640",
               paddlex=True),
-    ModelSpec("pp_ocrv6_medium_det", "PP-OCRv6 medium text detector (PaddleX 3.7 definition), 640x640", paddlex=True),
-    ModelSpec("pp_ocrv6_small_rec", "PP-OCRv6 small text recognizer (PaddleX 3.7, SVTR neck, 18,714 classes), 48x320",
-              paddlex=True),
-    ModelSpec("pp_ocrv6_tiny_rec", "PP-OCRv6 tiny text recognizer (PaddleX 3.7, conv1d head, 6,625 classes), 48x320",
-              paddlex=True),
+    ModelSpec("pp_ocrv6_medium_det", "PP-OCRv6 medium text detector (PaddleX 3.7), 640x640", paddlex=True),
+    ModelSpec("pp_ocrv6_small_rec", "PP-OCRv6 small text recognizer (PaddleX 3.7, SVTR neck, 18,714 classes), "
+              "48x320", paddlex=True),
+    ModelSpec("pp_ocrv6_tiny_rec", "PP-OCRv6 tiny text recognizer (PaddleX 3.7, conv1d head, 6,625 classes), "
+              "48x320", paddlex=True),
     ModelSpec("mlp_1g", "16 x Linear(4096, 4096) + ReLU, ~1.07 GB fp32 weights", big=True),
     ModelSpec("mlp_2g", "32 x Linear(4096, 4096) + ReLU, ~2.15 GB fp32 weights (> 2 GiB protobuf limit)",
               big=True),

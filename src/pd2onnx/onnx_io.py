@@ -256,7 +256,8 @@ def write_streamed(model: ir.Model, f) -> Skeleton:
             raise RuntimeError(f"initializer {value.name!r}: {len(data)} bytes, expected {tensor.nbytes}")
         lead = _GRAPH_INITIALIZER + _varint(size) + header + _TENSOR_RAW_DATA + _varint(len(data))
         f.write(lead)
-        source = mapped_files.source_of(data.obj) if isinstance(data, memoryview) and len(data) >= _COPY_MIN else None
+        big = isinstance(data, memoryview) and len(data) >= _COPY_MIN
+        source = mapped_files.source_of(data.obj) if big else None
         if source is None or not mapped_files.copy_range(source[0], source[1], len(data), source[2], f):
             f.write(data)
         tensors.append((header, offset + len(lead), len(data)))
