@@ -283,6 +283,8 @@ def main(argv=None) -> int:
         for fmt in models.FORMATS:
             if fmt not in fmts and not (fmt == "pir" and "legacy" in fmts):
                 continue  # legacy reuses the PIR build's weights
+            if fmt not in spec.formats:
+                continue  # the PaddleX builds exist as PIR only
             t0 = time.time()
             b = models.build(spec.name, fmt, log, rebuild=args.rebuild or (fmt == "legacy" and pir_rebuilt))
             pir_rebuilt = pir_rebuilt or (fmt == "pir" and b.rebuilt)

@@ -177,3 +177,28 @@ def test_python_export_returns_bytes(model):
 
     data = pd2onnx.export(model, opset_version=17)
     assert onnx.load_from_string(data).opset_import[0].version == 17
+
+
+def test_process_entry_ends_without_teardown_but_runs_exit_handlers(model, tmp_path):
+    """Called as the process's entry (no argv), a finished convert ends the process at once with
+    its exit code: atexit handlers ran and the output was flushed, the code after ``main()``
+    (the interpreter's teardown) never runs. Called with argv (tests, the Python API), main returns."""
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('atexit ran'))\n"
+        "from pd2onnx.cli import main\n"
+        "sys.argv = ['pd2onnx', 'convert', *sys.argv[1:]]\n"
+        "main()\n"
+        "print('after main')\n"
+    )
+    out = tmp_path / "m.onnx"
+    proc = subprocess.run([sys.executable, "-c", code, model, "-o", str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "wrote" in proc.stdout and "atexit ran" in proc.stdout and "after main" not in proc.stdout
+    assert out.exists() and [p.name for p in tmp_path.iterdir()] == ["m.onnx"]  # no staging left
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "missing.json"), "-o", str(out)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1 and "no such file" in proc.stderr and "after main" not in proc.stdout
+    in_process = code.replace("main()", "print('code', main(sys.argv[1:]))")
+    returned = subprocess.run([sys.executable, "-c", in_process, model, "-o", str(out)], capture_output=True, text=True)
+    assert "code 0" in returned.stdout and "after main" in returned.stdout, returned.stderr

@@ -125,3 +125,97 @@ def test_checker_view_matches_the_streamed_file(tmp_path):
     view.graph.ClearField("initializer")
     written.graph.ClearField("initializer")
     assert view.graph == written.graph
+
+
+def _mapped_model(params_path) -> ir.Model:
+    """A model whose two weights are views of a memory-mapped file (as the params reader gives
+    them), beside one computed weight and one transposed (non-contiguous) view."""
+    from pd2onnx.mapped_files import map_file
+
+    rng = np.random.default_rng(1)
+    head = b"header!"  # the weights start at an odd offset, as records in a .pdiparams do
+    w1 = rng.standard_normal((512, 1024)).astype(np.float32)
+    w2 = rng.standard_normal(300_000).astype(np.float32)
+    params_path.write_bytes(head + w1.tobytes() + w2.tobytes())
+    buf = map_file(str(params_path))
+    views = {
+        "w1": np.frombuffer(buf, np.float32, count=w1.size, offset=len(head)).reshape(w1.shape),
+        "w2": np.frombuffer(buf, np.float32, count=w2.size, offset=len(head) + w1.nbytes),
+    }
+    views["w1t"] = views["w1"].T  # a view, but not a contiguous run of the file
+    views["computed"] = views["w2"] * 2
+    x = ir.Value(name="x", type=ir.TensorType(ir.DataType.FLOAT), shape=ir.Shape([1]))
+    graph = ir.Graph([x], [], nodes=[], opset_imports={"": 17}, name="g")
+    for name, arr in views.items():
+        v = ir.Value(name=name, const_value=ir.tensor(arr, name=name))
+        graph.register_initializer(v)
+        ident = ir.Node("", "Identity", [v], num_outputs=1, name=f"id_{name}")
+        graph.append(ident)
+        ident.outputs[0].name = f"out_{name}"
+        ident.outputs[0].type = ir.TensorType(ir.DataType.FLOAT)
+        ident.outputs[0].shape = ir.Shape(arr.shape)
+        graph.outputs.append(ident.outputs[0])
+    return ir.Model(graph, ir_version=8)
+
+
+def _count_copies(monkeypatch) -> list[int]:
+    import pd2onnx.mapped_files as mapped_files
+
+    copied: list[int] = []
+    real = mapped_files.copy_range
+
+    def counting(path, offset, length, identity, out):
+        done = real(path, offset, length, identity, out)
+        if done:
+            copied.append(length)
+        return done
+
+    monkeypatch.setattr(mapped_files, "copy_range", counting)
+    return copied
+
+
+def _kernel_copies(directory) -> bool:
+    """Whether os.copy_file_range works between two files of ``directory`` (Linux; some file
+    systems refuse it, and the writer then writes from memory)."""
+    import os
+
+    if not hasattr(os, "copy_file_range"):
+        return False
+    src, dst = directory / "probe-src", directory / "probe-dst"
+    src.write_bytes(b"probe")
+    try:
+        with open(src, "rb") as a, open(dst, "wb") as b:
+            return os.copy_file_range(a.fileno(), b.fileno(), 5, 0) == 5
+    except OSError:
+        return False
+    finally:
+        src.unlink()
+        dst.unlink(missing_ok=True)
+
+
+def test_mapped_weights_are_copied_file_to_file(tmp_path, monkeypatch):
+    if not _kernel_copies(tmp_path):
+        pytest.skip("os.copy_file_range is not available here (not Linux, or the file system refuses it)")
+    model = _mapped_model(tmp_path / "model.pdiparams")
+    copied = _count_copies(monkeypatch)
+    path = tmp_path / "m.onnx"
+    save_model(model, str(path))
+    # the two untouched mapped weights went file to file; the transposed view and the computed
+    # weight were written from memory; the file is the same protobuf either way
+    assert sorted(copied) == [300_000 * 4, 512 * 1024 * 4]
+    want = ir.serde.serialize_model(model).SerializeToString(deterministic=True)
+    assert onnx.load(str(path)).SerializeToString(deterministic=True) == want
+
+
+def test_mapped_file_replaced_after_mapping_is_not_copied(tmp_path, monkeypatch):
+    params = tmp_path / "model.pdiparams"
+    model = _mapped_model(params)
+    want = ir.serde.serialize_model(model).SerializeToString(deterministic=True)
+    replacement = tmp_path / "other"
+    replacement.write_bytes(b"\0" * params.stat().st_size)
+    __import__("os").replace(replacement, params)  # the mapping still holds the old bytes
+    copied = _count_copies(monkeypatch)
+    path = tmp_path / "m.onnx"
+    save_model(model, str(path))
+    assert copied == []
+    assert onnx.load(str(path)).SerializeToString(deterministic=True) == want

@@ -7,6 +7,10 @@ deep MLPs, whose weights are generated in place. Each format directory also hold
 random inputs and Paddle's own outputs on them (``ref.npz``), produced by Paddle's static
 inference loader on the saved files in a fresh process.
 
+The PP-OCRv6 models are the exception: PaddleX 3.7 builds made by ``tools/paddlex_models.py`` in
+the paddlex venv (the model tests' builds, copied from their cache when present), PIR only; their
+inputs and Paddle's outputs on them are made here like the others'.
+
 Layout: ``bench/work/models/<name>/<fmt>/{model.json|model.pdmodel, model.pdiparams,
 inputs.npz, ref.npz, ref.json, stamp}``. A model is rebuilt when the builder script or
 the Paddle versions change (``stamp``).
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -37,6 +42,11 @@ class ModelSpec:
     description: str
     quick: bool = False  # part of --quick
     big: bool = False  # >= 1 GB of weights: conversion-time goal (b), fewer runs
+    paddlex: bool = False  # built by tools/paddlex_models.py in the paddlex venv; PIR only
+
+    @property
+    def formats(self) -> tuple[str, ...]:
+        return ("pir",) if self.paddlex else FORMATS
 
 
 CATALOGUE: list[ModelSpec] = [
@@ -46,6 +56,13 @@ CATALOGUE: list[ModelSpec] = [
     ModelSpec("unet", "small U-Net, 3 levels, bilinear + nearest resize, concat skips; 128x128", quick=True),
     ModelSpec("mobilenet_v3_large", "paddle.vision.models.mobilenet_v3_large, 224x224"),
     ModelSpec("resnet50", "paddle.vision.models.resnet50, 224x224"),
+    ModelSpec("pp_ocrv6_small_det", "PP-OCRv6 small text detector (PaddleX 3.7, PPLCNetV4), 640x640",
+              paddlex=True),
+    ModelSpec("pp_ocrv6_medium_det", "PP-OCRv6 medium text detector (PaddleX 3.7), 640x640", paddlex=True),
+    ModelSpec("pp_ocrv6_small_rec", "PP-OCRv6 small text recognizer (PaddleX 3.7, SVTR neck, 18,714 classes), "
+              "48x320", paddlex=True),
+    ModelSpec("pp_ocrv6_tiny_rec", "PP-OCRv6 tiny text recognizer (PaddleX 3.7, conv1d head, 6,625 classes), "
+              "48x320", paddlex=True),
     ModelSpec("mlp_1g", "16 x Linear(4096, 4096) + ReLU, ~1.07 GB fp32 weights", big=True),
     ModelSpec("mlp_2g", "32 x Linear(4096, 4096) + ReLU, ~2.15 GB fp32 weights (> 2 GiB protobuf limit)",
               big=True),
@@ -74,12 +91,54 @@ def _python_for(fmt: str) -> str:
     return sys.executable if fmt == "pir" else str(paddle26_python())
 
 
-def _stamp(fmt: str) -> str:
+def _stamp(fmt: str, name: str = "") -> str:
     h = hashlib.sha256(WORKER.read_bytes())
     h.update(RUNNER.read_bytes())
     h.update(fmt.encode())
     h.update(_python_for(fmt).encode())
+    if BY_NAME[name].paddlex if name in BY_NAME else False:
+        h.update(_paddlex_key().encode())
     return h.hexdigest()[:16]
+
+
+# --------------------------------------------------------------------------- PaddleX builds
+REPO = Path(__file__).resolve().parents[2]
+PADDLEX_SCRIPT = REPO / "tools" / "paddlex_models.py"
+
+
+def _paddlex_key() -> str:
+    """The key the model tests cache these builds under (tests/harness/toolkit.py): the hash of
+    the script and what it imports."""
+    h = hashlib.sha256()
+    for path in (PADDLEX_SCRIPT, REPO / "tools" / "toolkit_io.py"):
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _paddlex_python() -> Path:
+    venv = os.environ.get("PD2ONNX_PADDLEX_VENV") or str(Path.home() / ".cache" / "pd2onnx" / "paddlex")
+    return Path(venv) / "bin" / "python"
+
+
+def _build_paddlex(name: str, fdir: Path, log) -> str:
+    """``model.json`` / ``model.pdiparams`` of a PaddleX model in ``fdir``: copied from the model
+    tests' cache when they built it with this script already, else built by the script in the
+    paddlex venv (tools/setup_paddlex.sh). Returns an error message, or "" when done."""
+    cache = Path(os.environ.get("PD2ONNX_TEST_CACHE") or Path.home() / ".cache" / "pd2onnx" / "tests")
+    cached = cache / "paddlex" / f"{name}-{_paddlex_key()}"
+    files = ("model.json", "model.pdiparams")
+    if all((cached / f).exists() for f in files):
+        log.write(f"# {name}: copied from {cached}\n")
+        for f in files:
+            shutil.copyfile(cached / f, fdir / f)
+        return ""
+    py = _paddlex_python()
+    if not py.exists():
+        return f"no paddlex environment at {py.parent.parent} (bash tools/setup_paddlex.sh)"
+    rc, out = _run([str(py), str(PADDLEX_SCRIPT), name, str(fdir)], log)
+    if not all((fdir / f).exists() for f in files):
+        return f"tools/paddlex_models.py could not build {name}: {out}"
+    return ""
 
 
 def _run(cmd: list[str], log) -> tuple[int, str]:
@@ -109,9 +168,31 @@ def build(name: str, fmt: str, log, rebuild: bool = False) -> BuiltModel:
     params = fdir / "model.pdiparams"
     stamp = fdir / "stamp"
     result = BuiltModel(name, fmt, False, str(fdir), str(model_file), str(params))
-    fresh = (not rebuild and stamp.exists() and stamp.read_text() == _stamp(fmt)
+    fresh = (not rebuild and stamp.exists() and stamp.read_text() == _stamp(fmt, name)
              and model_file.exists() and (fdir / "ref.npz").exists() and _read_ref(fdir) is not None)
-    if not fresh:
+    spec = BY_NAME.get(name)
+    if spec is not None and spec.paddlex and not fresh:
+        if fmt != "pir":
+            result.error = "PaddleX builds exist as PIR only (tools/paddlex_models.py says why)"
+            return result
+        shutil.rmtree(fdir, ignore_errors=True)
+        fdir.mkdir(parents=True)
+        log.write(f"# building {name} [{fmt}] (PaddleX)\n")
+        error = _build_paddlex(name, fdir, log)
+        if not error:
+            rc, out = _run([sys.executable, str(WORKER), "inputs", name, str(fdir)], log)
+            error = "" if rc == 0 else f"inputs failed: {out}"
+        if not error:
+            rc, out = _run([sys.executable, str(WORKER), "ref", str(fdir / "model"), str(fdir / "inputs.npz"),
+                            str(fdir / "ref.npz")], log)
+            error = "" if rc == 0 else f"Paddle reference run failed: {out}"
+        if error:
+            result.error = error
+            return result
+        (fdir / "ref.json").write_text(out)
+        stamp.write_text(_stamp(fmt, name))
+        result.rebuilt = True
+    elif not fresh:
         py = _python_for(fmt)
         if not Path(py).exists():
             result.error = f"no interpreter for {fmt}: {py} (run tools/setup_paddle26.sh)"
@@ -132,7 +213,7 @@ def build(name: str, fmt: str, log, rebuild: bool = False) -> BuiltModel:
             result.error = f"Paddle reference run failed: {out}"
             return result
         (fdir / "ref.json").write_text(out)
-        stamp.write_text(_stamp(fmt))
+        stamp.write_text(_stamp(fmt, name))
         result.rebuilt = True
     result.ref = _read_ref(fdir)
     if result.ref is None:

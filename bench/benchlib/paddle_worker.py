@@ -6,6 +6,8 @@ Sub-commands (each in a fresh process, driven by ``benchlib.models``):
   ``W.npz`` exists (else make them: seeded init, BatchNorm calibrated on a random batch, and
   write ``W.npz``), then ``paddle.jit.save`` it as ``OUTDIR/model``. Paddle 3.x writes PIR
   JSON, Paddle 2.6 writes a legacy ProgramDesc.
+* ``inputs NAME OUTDIR``: only write ``OUTDIR/inputs.npz`` (models built elsewhere: the PaddleX
+  builds).
 * ``ref PREFIX INPUTS.npz OUT.npz``: run the saved inference model on the inputs with the
   runner ``pd2onnx verify`` uses (``run_program`` of src/pd2onnx/verification/paddle_worker.py,
   Paddle's static loader and Executor): the reference every ONNX output is compared with.
@@ -43,6 +45,13 @@ MODELS = {
     "unet": ([("x", [-1, 3, 128, 128], "float32")], [[1, 3, 128, 128]]),
     "mlp_1g": ([("x", [-1, 4096], "float32")], [[1, 4096]]),
     "mlp_2g": ([("x", [-1, 4096], "float32")], [[1, 4096]]),
+    # PaddleX 3.7 builds (``benchlib.models``: built by tools/paddlex_models.py, not here); the
+    # sizes PaddleOCR feeds them: a 640 x 640 page for the detectors, a 48 x 320 line for the
+    # recognizers (its rec image shape [3, 48, 320])
+    "pp_ocrv6_small_det": ([("x", [-1, 3, -1, -1], "float32")], [[1, 3, 640, 640]]),
+    "pp_ocrv6_medium_det": ([("x", [-1, 3, -1, -1], "float32")], [[1, 3, 640, 640]]),
+    "pp_ocrv6_small_rec": ([("x", [-1, 3, 48, -1], "float32")], [[1, 3, 48, 320]]),
+    "pp_ocrv6_tiny_rec": ([("x", [-1, 3, 48, -1], "float32")], [[1, 3, 48, 320]]),
 }
 MLP_LAYERS = {"mlp_1g": 16, "mlp_2g": 32}
 MLP_WIDTH = 4096
@@ -323,6 +332,9 @@ def main(argv=None):
     b.add_argument("name")
     b.add_argument("outdir")
     b.add_argument("--weights")
+    i = sub.add_parser("inputs")
+    i.add_argument("name")
+    i.add_argument("outdir")
     r = sub.add_parser("ref")
     r.add_argument("prefix")
     r.add_argument("inputs")
@@ -330,6 +342,10 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.cmd == "build":
         cmd_build(args)
+    elif args.cmd == "inputs":
+        feeds = random_inputs(args.name)
+        np.savez(os.path.join(args.outdir, "inputs.npz"), **feeds)
+        print(json.dumps({"inputs": {k: list(v.shape) for k, v in feeds.items()}}))
     else:
         cmd_ref(args)
 

@@ -11,7 +11,7 @@ import tempfile
 
 import onnx_ir as ir
 
-from pd2onnx import progress
+from pd2onnx import mapped_files, progress
 from pd2onnx.errors import ConversionError, ModelFormatError, UsageError
 
 # Protobuf cannot serialise messages of 2 GiB or more; stay clear of it.
@@ -256,13 +256,21 @@ def write_streamed(model: ir.Model, f) -> Skeleton:
             raise RuntimeError(f"initializer {value.name!r}: {len(data)} bytes, expected {tensor.nbytes}")
         lead = _GRAPH_INITIALIZER + _varint(size) + header + _TENSOR_RAW_DATA + _varint(len(data))
         f.write(lead)
-        f.write(data)
+        big = isinstance(data, memoryview) and len(data) >= _COPY_MIN
+        source = mapped_files.source_of(data.obj) if big else None
+        if source is None or not mapped_files.copy_range(source[0], source[1], len(data), source[2], f):
+            f.write(data)
         tensors.append((header, offset + len(lead), len(data)))
         offset += len(lead) + len(data)
         done = offset
         progress.advance(done, total)
         del data
     return Skeleton(model_bytes, graph_bytes, tensors)
+
+
+# Weights at least this large that are untouched views of the memory-mapped params file are
+# copied file to file by the kernel (``mapped_files``); smaller ones are written from memory.
+_COPY_MIN = 1 << 20
 
 
 def _raw_bytes(tensor: ir.TensorProtocol) -> memoryview | bytes:

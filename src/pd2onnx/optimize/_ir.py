@@ -82,10 +82,23 @@ def _attrs_of(node: ir.Node):
 _GRAPH_ATTRS = (ir.AttributeType.GRAPH, ir.AttributeType.GRAPHS)
 
 
+# The standard ops whose schemas have graph attributes; no other ONNX-domain op may carry one.
+_SUBGRAPH_OPS = frozenset(("If", "Loop", "Scan", "SequenceMap"))
+
+
+def _may_hold_graphs(node: ir.Node) -> bool:
+    """Whether ``node`` can carry a subgraph: a standard op with graph attributes, or any op of
+    another domain (their schemas are not known here). Lets the walks below skip the attributes
+    of every Conv, Reshape... (they ran on every pass of every round)."""
+    return node.op_type in _SUBGRAPH_OPS or node.domain not in ONNX_DOMAINS
+
+
 def iter_graphs(graph: ir.Graph) -> Iterator[ir.Graph]:
     """``graph`` and all its subgraphs, outer ones first."""
     yield graph
     for node in list(graph):
+        if not _may_hold_graphs(node):
+            continue
         for attr in _attrs_of(node):
             kind = attr.type
             if kind is ir.AttributeType.GRAPH:
@@ -97,6 +110,8 @@ def iter_graphs(graph: ir.Graph) -> Iterator[ir.Graph]:
 
 def subgraphs_of(node: ir.Node) -> list[ir.Graph]:
     out: list[ir.Graph] = []
+    if not _may_hold_graphs(node):
+        return out
     for attr in _attrs_of(node):
         if attr.type == ir.AttributeType.GRAPH:
             out.append(attr.as_graph())
@@ -106,7 +121,7 @@ def subgraphs_of(node: ir.Node) -> list[ir.Graph]:
 
 
 def has_subgraph(node: ir.Node) -> bool:
-    return any(a.type in _GRAPH_ATTRS for a in _attrs_of(node))
+    return _may_hold_graphs(node) and any(a.type in _GRAPH_ATTRS for a in _attrs_of(node))
 
 
 def captured_values(node: ir.Node) -> list[ir.Value]:

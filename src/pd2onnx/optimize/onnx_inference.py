@@ -104,7 +104,7 @@ def _facts(model: ir.Model) -> tuple:
         if v is None:
             return None
         shape = v.shape
-        return (v, v.type, None if shape is None else tuple(shape), v.const_value)
+        return (v, v.type, None if shape is None else shape.dims, v.const_value)  # dims: a tuple
 
     facts: list = [tuple(model.opset_imports.items())]
     for graph in iter_graphs(model.graph):

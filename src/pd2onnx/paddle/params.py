@@ -9,7 +9,6 @@ the bytes that are left before anything is sized from it.
 from __future__ import annotations
 
 import logging
-import mmap
 import os
 import struct
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pd2onnx.errors import ModelFormatError
+from pd2onnx.mapped_files import map_file
 from pd2onnx.paddle import dtypes
 from pd2onnx.paddle.framework_pb2 import VarType
 
@@ -44,12 +44,7 @@ class Expected:
 
 
 def _map_file(path: str) -> memoryview:
-    size = os.path.getsize(path)
-    if size == 0:
-        return memoryview(b"")
-    with open(path, "rb") as f:
-        mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    return memoryview(mm)
+    return map_file(path)  # registered: the writer copies untouched weights file to file
 
 
 class _Cursor:

@@ -159,8 +159,8 @@ def fused_bias_act(ctx: OpContext) -> None:
     if ctx.has_input("bias"):
         x = ctx.op.Add(x, ctx.cast(ctx.input("bias"), calc, ctx.input_dtype("bias")))
 
-    def gelu(v):
-        erf = ctx.op.Erf(ctx.op.Mul(v, ctx.const(0.5**0.5, calc)))
+    def gelu(v):  # the Div form, which ONNX Runtime fuses into its Gelu kernel (activation.gelu)
+        erf = ctx.op.Erf(ctx.op.Div(v, ctx.const(2**0.5, calc)))
         return ctx.op.Mul(ctx.op.Mul(v, ctx.const(0.5, calc)), ctx.op.Add(erf, ctx.const(1.0, calc)))
 
     if act == "relu":
