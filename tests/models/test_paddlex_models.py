@@ -1,9 +1,11 @@
 """The models PaddleOCR 3.7 / PaddleX 3.7 ship by default (PP-OCRv6 text detection and
-recognition, the PP-LCNet text-line and document orientation classifiers, the PP-DocLayout-L
-and PP-DocLayoutV2 layout detectors, UVDoc unwarping), built from PaddleX
+recognition, the PP-LCNet text-line and document orientation classifiers, the PP-DocLayout-L,
+PP-DocLayout_plus-L, PP-DocLayoutV2 and V3 layout detectors, PP-FormulaNet_plus-L formula
+recognition, UVDoc unwarping), built from PaddleX
 3.7.2's own definitions with random, well-scaled weights, saved as PaddleOCR's exporter saves them
 (their deployed, re-parameterized form), converted and compared with Paddle's inference in ONNX
-Runtime and OpenVINO.
+Runtime and OpenVINO. PP-DocLayout-S / -M (PicoDet) and PP-FormulaNet_plus-M / -S have no
+definition in the wheel (the script's docstring says what is there).
 
 The models are built by ``tools/paddlex_models.py`` in the paddlex virtual environment
 (``tools/setup_paddlex.sh``; ``$PD2ONNX_PADDLEX_VENV``), cached by the script's content hash under
@@ -12,9 +14,13 @@ how the weights are drawn and how the models are saved is in the script's docstr
 Paddle 3.3 writes them as PIR JSON only (why no legacy ``.pdmodel``: the script's docstring).
 Cost (2 cores, warm pip cache): the environment installs in about 110 s; the models build (once;
 cached) in 8-20 s each (60 s for the medium det on a loaded machine), about 90 s for PP-DocLayout-L
-and 80 s for PP-DocLayoutV2, 50 s for UVDoc; cold, the nine tests took 244 s. Warm, 65 s on a quiet
-machine (PP-DocLayoutV2's verify 29 s, PP-DocLayout-L 13 s, UVDoc's verify 7 s, medium det 6 s,
-the others under 3 s each), about twice that with the machine shared.
+and 80 s for PP-DocLayoutV2, 50 s for UVDoc and PP-DocLayout_plus-L, 45 s for PP-DocLayoutV3, 14 s
+for PP-FormulaNet_plus-L; cold, these tests plus PP-DocLayoutV2's verify in OpenVINO (93 s, since
+dropped) took 646 s on a machine shared with other work (load about 4 on its 2 cores; the nine
+before PP-OCRv6 tiny det, PP-DocLayout_plus-L, V3 and PP-FormulaNet were added: 244 s). Warm, 191 s there (PP-DocLayout_plus-L and -L 35 s and 33 s,
+PP-DocLayoutV2's verify 31 s, V3's 25 s in ONNX Runtime and 27 s in OpenVINO, UVDoc's verify
+11 s, PP-FormulaNet 8 s, medium det 6 s, the others under 3.2 s each); on a quiet machine about
+half of that.
 """
 
 from __future__ import annotations
