@@ -22,9 +22,13 @@ Sources, all from the ``paddlex==3.7.2`` wheel on PyPI (``paddlex/inference/mode
   (``MODEL_CONFIGS["PP-OCRv6_tiny_det"]`` in ``modules/base/utils/pdparams2safetensors/model_config.py``)
   names the small det's class (``model_type`` ``pp_ocrv6_small_det``) with narrower channels (stem
   16/32, stages 32/48/64/160, neck 64) and a 5 x 5 dilated kernel; built as that.
-- ``pp_ocrv6_small_rec`` / ``pp_ocrv6_tiny_rec``: ``text_recognition/modeling/pp_ocrv6_small_rec.py``
-  (EncoderWithLightSVTR neck, 18,714 classes) / ``pp_ocrv6_tiny_rec.py`` (conv1d head, 6,625
-  classes) with their ``_config_*.py`` defaults (PPLCNetV4 backbone's default config).
+- ``pp_ocrv6_small_rec`` / ``pp_ocrv6_medium_rec`` / ``pp_ocrv6_tiny_rec``:
+  ``text_recognition/modeling/pp_ocrv6_small_rec.py`` (EncoderWithLightSVTR neck, 18,714 classes;
+  medium rec is this class with a wider released config: stem 64/128, stages up to 768 channels,
+  hidden size 192, MLP ratio 4) / ``pp_ocrv6_tiny_rec.py`` (conv1d head) with their released
+  configs (``MODEL_CONFIGS["PP-OCRv6_{small,medium,tiny}_rec"]``; tiny: PPLCNetV4's small stem,
+  stages up to 160 channels, hidden size 80, 7,180 classes, where its config class's defaults
+  would give the small rec's large-stem backbone and 6,625 classes).
 - ``pp_lcnet_x1_0_textline_ori`` / ``pp_lcnet_x1_0_doc_ori``: ``image_classification/modeling/
   pplcnet.py``, ``_config.py`` (PP-LCNet x1.0; 2 labels at 80 x 160, 4 labels at 224 x 224, the
   input shapes of ``paddlex/configs/modules/{textline,doc_text}_orientation/*.yaml``).
@@ -102,7 +106,8 @@ from toolkit_io import predict, save_io
 _PACKAGES = ["", "inference", "inference.models", "inference.models.common", "inference.models.text_detection",
              "inference.models.text_recognition", "inference.models.image_classification",
              "inference.models.object_detection", "inference.models.image_unwarping",
-             "inference.models.formula_recognition", "inference.models.doc_vlm", "inference.models.doc_vlm.modeling"]
+             "inference.models.formula_recognition", "inference.models.doc_vlm",
+             "inference.models.doc_vlm.modeling"]
 
 
 def _import(module: str):
@@ -158,12 +163,14 @@ def _det(cls: str, config: str, released: str | None = None):
     return make
 
 
-def _rec(cls: str, config: str):
+def _rec(cls: str, config: str, released: str):
+    """A text recognizer of class ``cls`` with the released config of PaddleX model ``released``
+    (PP-OCRv6 medium rec: the small rec's class and config class, wider)."""
     def make():
         mod = _import("text_recognition.modeling")
         cfg_mod = _import(f"text_recognition.modeling._config_{config}")
         cfg_cls = next(v for k, v in vars(cfg_mod).items() if k.endswith("Config") and k.startswith("PPOCR"))
-        return _Wrapped(getattr(mod, cls)(cfg_cls()))
+        return _Wrapped(getattr(mod, cls)(cfg_cls(**_released_config(released))))
     return make
 
 
@@ -330,9 +337,11 @@ def _formulanet(steps: int):
             ("@paddle.no_grad()\n", ""),
             ("def forward(self, x):\n", "def forward(self, pixel_values):\n"),
             ("    max_length = text_config.max_position_embeddings\n", f"    max_length = {steps + 1}\n"),
-            ("    pixel_values = paddle.to_tensor(x[0]) if not isinstance(x[0], paddle.Tensor) else x[0]\n", ""),
+            ("    pixel_values = paddle.to_tensor(x[0]) if not isinstance(x[0], paddle.Tensor) else x[0]\n",
+             ""),
             ("    generated = []\n", "    generated = []\n    step_logits = []\n"),
-            ("        next_logits = logits[:, -1, :]\n", "        next_logits = logits[:, -1, :]\n        step_logits.append(next_logits)\n"),
+            ("        next_logits = logits[:, -1, :]\n",
+             "        next_logits = logits[:, -1, :]\n        step_logits.append(next_logits)\n"),
             ("        if int(unfinished.sum().item()) == 0:\n            break\n", ""),
             ("    return [paddle.concat(generated, axis=-1)]\n",
              "    return [paddle.concat(generated, axis=-1), paddle.stack(step_logits, axis=1)]\n"),
@@ -364,8 +373,12 @@ MODELS = {
     "pp_ocrv6_medium_det": (_det("PPOCRV6MediumDet", "pp_ocrv6_medium_det"), [None, 3, -1, -1], (1, 3, 64, 96), 3.0),
     "pp_ocrv6_tiny_det": (_det("PPOCRV6SmallDet", "pp_ocrv6_small_det", "PP-OCRv6_tiny_det"), [None, 3, -1, -1],
                           (1, 3, 64, 96), 3.0),
-    "pp_ocrv6_small_rec": (_rec("PPOCRV6SmallRec", "pp_ocrv6_small_rec"), [None, 3, 48, -1], (1, 3, 48, 160), 4.0),
-    "pp_ocrv6_tiny_rec": (_rec("PPOCRV6TinyRec", "pp_ocrv6_tiny_rec"), [None, 3, 48, -1], (1, 3, 48, 160), 4.0),
+    "pp_ocrv6_small_rec": (_rec("PPOCRV6SmallRec", "pp_ocrv6_small_rec", "PP-OCRv6_small_rec"), [None, 3, 48, -1],
+                           (1, 3, 48, 160), 4.0),
+    "pp_ocrv6_medium_rec": (_rec("PPOCRV6SmallRec", "pp_ocrv6_small_rec", "PP-OCRv6_medium_rec"), [None, 3, 48, -1],
+                            (1, 3, 48, 160), 4.0),
+    "pp_ocrv6_tiny_rec": (_rec("PPOCRV6TinyRec", "pp_ocrv6_tiny_rec", "PP-OCRv6_tiny_rec"), [None, 3, 48, -1],
+                          (1, 3, 48, 160), 4.0),
     "pp_lcnet_x1_0_textline_ori": (_lcnet(2), [None, 3, 80, 160], (2, 3, 80, 160), 2.0),
     "pp_lcnet_x1_0_doc_ori": (_lcnet(4), [None, 3, 224, 224], (1, 3, 224, 224), 2.0),
     # PP-DocLayout-L: RT-DETR-L (HGNetV2-L), 23 labels; 50 queries instead of 300 (smaller top-k)
