@@ -19,9 +19,9 @@ for PP-FormulaNet_plus-L. On a machine shared with other work (load about 3.5 on
 cold (build and check), the fourteen tests before PP-OCRv6 medium rec was added took 515 s
 (PP-DocLayoutV2 107 s, PP-DocLayout_plus-L 88 s, -L 70 s, V3 64 s in ONNX Runtime and 22 s in
 OpenVINO, UVDoc 61 s, medium det 21 s, PP-FormulaNet 18 s, the others 7-14 s; the medium rec
-adds 16 s); warm, 191 s (PP-DocLayout_plus-L and -L 35 s and 33 s, V2's verify 31 s, V3's 25 s
-and 27 s, UVDoc's 11 s, PP-FormulaNet 8 s, medium det 6 s, the others under 3.2 s each). On a
-quiet machine about half of that (the nine tests there before this set: 244 s cold, 65 s warm).
+adds 16 s; all fifteen at load about 2, the three recognizers' builds cached: 397 s); warm,
+191 s (PP-DocLayout_plus-L and -L 35 s and 33 s, V2's verify 31 s, V3's 25 s and 27 s, UVDoc's
+11 s, PP-FormulaNet 8 s, medium det 6 s, the others under 3.2 s each). On a quiet machine about half of that (the nine tests there before this set: 244 s cold, 65 s warm).
 """
 
 from __future__ import annotations
