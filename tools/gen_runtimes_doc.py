@@ -95,7 +95,9 @@ def _openvino_section(records: list[dict], unjudged: list[dict] | None = None) -
         lines += [f"Recorded run: {ok} of {len(records)} converted op and model cases run in OpenVINO and "
                   "equal Paddle; of the toolkit model tests, PaddleDetection's PP-YOLOE, PicoDet, YOLOv3 and "
                   "SSD with NMS, PaddleClas Swin, PaddleSeg PP-LiteSeg, PaddleNLP LLaMA and PaddleX 3.7's "
-                  "PP-OCRv6 detectors and recognizers, PP-LCNet orientation classifiers and PP-DocLayout-L do; "
+                  "PP-OCRv6 detectors and recognizers, PP-LCNet orientation classifiers, PP-DocLayout-L, "
+                  "PP-DocLayout_plus-L and PP-FormulaNet_plus-L do (PP-DocLayoutV3 is verified in OpenVINO: "
+                  "`amplified`); "
                   "the two-stage "
                   "detectors, RetinaNet and PP-YOLO with matrix_nms are listed below.", ""]
     if unjudged:

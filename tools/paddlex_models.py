@@ -18,9 +18,17 @@ Sources, all from the ``paddlex==3.7.2`` wheel on PyPI (``paddlex/inference/mode
   ``image_classification/modeling/pplcnetv4.py``, ``_config_pplcnetv4.py``; released config).
 - ``pp_ocrv6_medium_det``: ``text_detection/modeling/pp_ocrv6_medium_det.py``,
   ``_config_pp_ocrv6_medium_det.py``.
-- ``pp_ocrv6_small_rec`` / ``pp_ocrv6_tiny_rec``: ``text_recognition/modeling/pp_ocrv6_small_rec.py``
-  (EncoderWithLightSVTR neck, 18,714 classes) / ``pp_ocrv6_tiny_rec.py`` (conv1d head, 6,625
-  classes) with their ``_config_*.py`` defaults (PPLCNetV4 backbone's default config).
+- ``pp_ocrv6_tiny_det``: the wheel has no class of its own for it: its released config
+  (``MODEL_CONFIGS["PP-OCRv6_tiny_det"]`` in ``modules/base/utils/pdparams2safetensors/model_config.py``)
+  names the small det's class (``model_type`` ``pp_ocrv6_small_det``) with narrower channels (stem
+  16/32, stages 32/48/64/160, neck 64) and a 5 x 5 dilated kernel; built as that.
+- ``pp_ocrv6_small_rec`` / ``pp_ocrv6_medium_rec`` / ``pp_ocrv6_tiny_rec``:
+  ``text_recognition/modeling/pp_ocrv6_small_rec.py`` (EncoderWithLightSVTR neck, 18,714 classes;
+  medium rec is this class with a wider released config: stem 64/128, stages up to 768 channels,
+  hidden size 192, MLP ratio 4) / ``pp_ocrv6_tiny_rec.py`` (conv1d head) with their released
+  configs (``MODEL_CONFIGS["PP-OCRv6_{small,medium,tiny}_rec"]``; tiny: PPLCNetV4's small stem,
+  stages up to 160 channels, hidden size 80, 7,180 classes, where its config class's defaults
+  would give the small rec's large-stem backbone and 6,625 classes).
 - ``pp_lcnet_x1_0_textline_ori`` / ``pp_lcnet_x1_0_doc_ori``: ``image_classification/modeling/
   pplcnet.py``, ``_config.py`` (PP-LCNet x1.0; 2 labels at 80 x 160, 4 labels at 224 x 224, the
   input shapes of ``paddlex/configs/modules/{textline,doc_text}_orientation/*.yaml``).
@@ -33,6 +41,10 @@ Sources, all from the ``paddlex==3.7.2`` wheel on PyPI (``paddlex/inference/mode
   grid of a level with a 4-element permutation, which dygraph accepts and the saved program's
   kernel refuses; the rewrite gives the full 5-element permutation, which is what dygraph does
   with the short one (the trailing axis stays; checked on Paddle 3.3.1: equal results).
+- ``pp_doclayout_plus_l``: RT-DETR as ``pp_doclayout_l`` with the released config
+  (``MODEL_CONFIGS["PP-DocLayout_plus-L"]``: 20 labels; otherwise PP-DocLayout-L's architecture: the
+  keys its backbone config adds, output stages and freezing and learning-rate settings, are read
+  by no definition in the wheel), 50 queries instead of 300.
 - ``uvdoc``: ``image_unwarping/modeling/uvdoc.py``, ``_config.py`` (released config: the image
   resized to 712 x 488 inside, bilinear with corners aligned), its ``forward`` body on a 1 x 3 x 96
   x 64 image of uniform noise (sharp edges everywhere), input spec ``[None, 3, -1, -1]``.
@@ -41,6 +53,23 @@ Sources, all from the ``paddlex==3.7.2`` wheel on PyPI (``paddlex/inference/mode
   (``_DOCLAYOUTV2_CONFIG``), its whole ``forward`` (detector, thresholds, reading order,
   post-processing) on the three inputs at 1 x 3 x 320 x 320; the same deformable-attention
   rewrite as RT-DETR's, and its ``forward`` rewritten to take the inputs as tensors.
+- ``pp_doclayout_v3``: ``pp_doclayout_v3.py``, ``_config_pp_doclayout_v3.py`` with the released config
+  (``MODEL_CONFIGS["PP-DocLayoutV3"]``: V2's detector plus a mask head, whose masks of the top
+  queries, thresholded at 0, give the decoder's first reference boxes; a global-pointer reading
+  order per decoder layer), 50 queries instead of 300, built as V2.
+- ``pp_formulanet_plus_l``: ``formula_recognition/modeling/pp_formulanet.py``, ``mbart.py`` and the
+  SAM ViT layers of ``doc_vlm/modeling/GOT_ocr_2_0.py``, with ``MODEL_CONFIGS["PP-FormulaNet_plus-L"]``
+  reduced as ``FORMULANET_SMALL`` says (the released network has 180 M parameters and reads 768 x
+  768 images); its greedy decoding rewritten to four steps that return each step's logits beside
+  the tokens (the released loop stops on a host-side test of the tokens, ``.item()``, which no
+  saved program can hold), on a 1 x 3 x 256 x 256 image.
+
+Not built, since the wheel holds no definition of them: PP-DocLayout-S / -M (PicoDet layout
+detectors: ``object_detection/modeling/`` holds RT-DETR and PP-DocLayoutV2 / V3 only; PicoDet is
+named only in model lists, the PaddleDetection training API and the TensorRT settings, and these
+models are served as downloaded static programs, the ``paddle_static`` runner), nor
+PP-FormulaNet_plus-M / -S (no released config in ``model_config.py``; only ``PP-FormulaNet-L`` and
+``_plus-L`` have the dynamic runner).
 
 PaddleX's definitions are the deployed form of these networks: the layers PaddleOCR's exporter
 (``paddleocr==3.7.0`` sdist, ``ppocr/utils/export_model.py``) re-parameterizes by ``layer.rep()``
@@ -76,7 +105,9 @@ from toolkit_io import predict, save_io
 
 _PACKAGES = ["", "inference", "inference.models", "inference.models.common", "inference.models.text_detection",
              "inference.models.text_recognition", "inference.models.image_classification",
-             "inference.models.object_detection", "inference.models.image_unwarping"]
+             "inference.models.object_detection", "inference.models.image_unwarping",
+             "inference.models.formula_recognition", "inference.models.doc_vlm",
+             "inference.models.doc_vlm.modeling"]
 
 
 def _import(module: str):
@@ -120,21 +151,26 @@ class _Classifier(paddle.nn.Layer):
         return net.head(hidden).softmax()
 
 
-def _det(cls: str, config: str):
+def _det(cls: str, config: str, released: str | None = None):
+    """A text detector of class ``cls`` with its config class's defaults, or with the released
+    config of PaddleX model ``released`` (PP-OCRv6 tiny det: the small det's class and config class
+    with smaller channels and a 5 x 5 dilated kernel)."""
     def make():
         mod = _import("text_detection.modeling")
         cfg_mod = _import(f"text_detection.modeling._config_{config}")
         cfg_cls = next(v for k, v in vars(cfg_mod).items() if k.endswith("Config") and k.startswith("PPOCR"))
-        return _Wrapped(getattr(mod, cls)(cfg_cls()))
+        return _Wrapped(getattr(mod, cls)(cfg_cls(**(_released_config(released) if released else {}))))
     return make
 
 
-def _rec(cls: str, config: str):
+def _rec(cls: str, config: str, released: str):
+    """A text recognizer of class ``cls`` with the released config of PaddleX model ``released``
+    (PP-OCRv6 medium rec: the small rec's class and config class, wider)."""
     def make():
         mod = _import("text_recognition.modeling")
         cfg_mod = _import(f"text_recognition.modeling._config_{config}")
         cfg_cls = next(v for k, v in vars(cfg_mod).items() if k.endswith("Config") and k.startswith("PPOCR"))
-        return _Wrapped(getattr(mod, cls)(cfg_cls()))
+        return _Wrapped(getattr(mod, cls)(cfg_cls(**_released_config(released))))
     return make
 
 
@@ -205,7 +241,10 @@ def _rewrite(owner, attr: str, edits: list[tuple[str, str]]) -> None:
     setattr(owner, attr, namespace[attr])
 
 
-def _rtdetr(labels: int, queries: int):
+def _rtdetr(labels: int, queries: int, released: str | None = None):
+    """RT-DETR with ``labels`` labels and ``queries`` queries: the config class's defaults
+    (PP-DocLayout-L, which the wheel has no released config for), or PaddleX model ``released``'s
+    config with its number of queries replaced."""
     def make():
         mod = _import("object_detection.modeling")
         # the sampling grid of one level is 5-D [batch, queries, heads, points, 2]; PaddleX
@@ -214,40 +253,104 @@ def _rtdetr(labels: int, queries: int):
         rt_detr = _import("object_detection.modeling.rt_detr")
         _rewrite(rt_detr.MultiScaleDeformableAttention, "forward",
                  [(".transpose([0, 2, 1, 3])\n", ".transpose([0, 2, 1, 3, 4])\n")])
-        cfg = _import("object_detection.modeling._config_rt_detr").RTDETRConfig(num_labels=labels, num_queries=queries)
+        config_cls = _import("object_detection.modeling._config_rt_detr").RTDETRConfig
+        if released:
+            cfg = config_cls(**{**_released_config(released), "num_queries": queries})
+        else:
+            cfg = config_cls(num_labels=labels, num_queries=queries)
+        if cfg.num_labels != labels:
+            raise RuntimeError(f"{released}: {cfg.num_labels} labels, not {labels}; is this paddlex 3.7.2?")
         return _Layout(mod.RTDETR(cfg))
     return make
 
 
-def _released_config(variable: str) -> dict:
-    """A released model's config.json as the paddlex wheel records it (``paddlex/modules/base/utils/
-    pdparams2safetensors/model_config.py``, loaded from its file: its package imports PaddleX's
-    training modules)."""
+def _released_config(model: str) -> dict:
+    """A released model's config.json as the paddlex wheel records it (``MODEL_CONFIGS[model]`` of
+    ``paddlex/modules/base/utils/pdparams2safetensors/model_config.py``, loaded from its file: its
+    package imports PaddleX's training modules)."""
     spec = importlib.util.spec_from_file_location(
         "_paddlex_model_config",
         os.path.join(sys.modules["paddlex"].__path__[0], "modules", "base", "utils", "pdparams2safetensors",
                      "model_config.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return dict(getattr(module, variable))
+    return dict(module.MODEL_CONFIGS[model])
 
 
-def _doclayout_v2():
+def _doclayout(version: str, queries: int | None = None):
+    """PP-DocLayoutV2 / V3 (``version`` "v2" / "v3") with the released config (its number of
+    queries replaced by ``queries`` unless None)."""
     def make():
         mod = _import("object_detection.modeling")
-        v2 = _import("object_detection.modeling.pp_doclayout_v2")
-        _rewrite(v2.MultiScaleDeformableAttention, "forward",
+        net = _import(f"object_detection.modeling.pp_doclayout_{version}")
+        cls = getattr(net, f"PPDocLayout{version.upper()}")
+        _rewrite(net.MultiScaleDeformableAttention, "forward",
                  [(".transpose([0, 2, 1, 3])\n", ".transpose([0, 2, 1, 3, 4])\n")])
         # its forward on tensors: the three inputs as arguments instead of numpy in a list
-        _rewrite(v2.PPDocLayoutV2, "forward", [
+        _rewrite(cls, "forward", [
             ("def forward(self, inputs):\n", "def forward(self, im_shape, pixel_values, scale_factor):\n"),
             ("    pixel_values = paddle.to_tensor(inputs[1])\n", ""),
             ("    im_shape = paddle.to_tensor(inputs[0])\n", ""),
             ("    scale_factor = paddle.to_tensor(inputs[2])\n", ""),
         ])
-        config = _import("object_detection.modeling._config_pp_doclayout_v2").PPDocLayoutV2Config(
-            **_released_config("_DOCLAYOUTV2_CONFIG"))
-        return _Net(mod.PPDocLayoutV2(config))
+        released = _released_config(f"PP-DocLayout{version.upper()}")
+        if queries is not None:
+            released["num_queries"] = queries
+        config_cls = getattr(_import(f"object_detection.modeling._config_pp_doclayout_{version}"),
+                             f"PPDocLayout{version.upper()}Config")
+        return _Net(getattr(mod, f"PPDocLayout{version.upper()}")(config_cls(**released)))
+    return make
+
+
+class _Formula(paddle.nn.Layer):
+    """``PPFormulaNet.forward`` (rewritten: a fixed number of greedy steps, the logits of each step
+    returned beside the tokens) on a tensor."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        return self.net(x)
+
+
+# PP-FormulaNet_plus-L's released config with these values replaced, so that the build and the
+# test stay small (the ops are the same; the released network holds 180 M parameters and reads a
+# 768 x 768 image): a 256 x 256 image (16 x 16 patches: windows of 14 padded to 28, so the window
+# partition pads), four vision layers of width 384 (six heads) of which the second and the fourth
+# attend globally, two decoder layers, a vocabulary of 4,000 tokens.
+FORMULANET_SMALL = {
+    "vision_config": {"image_size": 256, "hidden_size": 384, "num_hidden_layers": 4, "num_attention_heads": 6,
+                      "mlp_dim": 1536, "global_attn_indexes": [1, 3]},
+    "text_config": {"decoder_layers": 2, "vocab_size": 4000},
+}
+
+
+def _formulanet(steps: int):
+    def make():
+        net = _import("formula_recognition.modeling.pp_formulanet")
+        # its greedy decoding on tensors: ``steps`` steps (the released loop runs up to
+        # max_position_embeddings steps and stops when every sequence has emitted EOS, a
+        # host-side ``.item()`` test that no saved program can hold), and each step's logits
+        # returned beside the tokens, so that the test compares numbers, not only their argmax
+        _rewrite(net.PPFormulaNet, "forward", [
+            ("@paddle.no_grad()\n", ""),
+            ("def forward(self, x):\n", "def forward(self, pixel_values):\n"),
+            ("    max_length = text_config.max_position_embeddings\n", f"    max_length = {steps + 1}\n"),
+            ("    pixel_values = paddle.to_tensor(x[0]) if not isinstance(x[0], paddle.Tensor) else x[0]\n",
+             ""),
+            ("    generated = []\n", "    generated = []\n    step_logits = []\n"),
+            ("        next_logits = logits[:, -1, :]\n",
+             "        next_logits = logits[:, -1, :]\n        step_logits.append(next_logits)\n"),
+            ("        if int(unfinished.sum().item()) == 0:\n            break\n", ""),
+            ("    return [paddle.concat(generated, axis=-1)]\n",
+             "    return [paddle.concat(generated, axis=-1), paddle.stack(step_logits, axis=1)]\n"),
+        ])
+        released = _released_config("PP-FormulaNet_plus-L")
+        for part, values in FORMULANET_SMALL.items():
+            released[part] = {**released[part], **values}
+        config = _import("formula_recognition.modeling._config_pp_formulanet").PPFormulaNetConfig(**released)
+        return _Formula(net.PPFormulaNet(config))
     return make
 
 
@@ -268,18 +371,33 @@ class _Net(paddle.nn.Layer):
 MODELS = {
     "pp_ocrv6_small_det": (_det("PPOCRV6SmallDet", "pp_ocrv6_small_det"), [None, 3, -1, -1], (1, 3, 64, 96), 3.0),
     "pp_ocrv6_medium_det": (_det("PPOCRV6MediumDet", "pp_ocrv6_medium_det"), [None, 3, -1, -1], (1, 3, 64, 96), 3.0),
-    "pp_ocrv6_small_rec": (_rec("PPOCRV6SmallRec", "pp_ocrv6_small_rec"), [None, 3, 48, -1], (1, 3, 48, 160), 4.0),
-    "pp_ocrv6_tiny_rec": (_rec("PPOCRV6TinyRec", "pp_ocrv6_tiny_rec"), [None, 3, 48, -1], (1, 3, 48, 160), 4.0),
+    "pp_ocrv6_tiny_det": (_det("PPOCRV6SmallDet", "pp_ocrv6_small_det", "PP-OCRv6_tiny_det"), [None, 3, -1, -1],
+                          (1, 3, 64, 96), 3.0),
+    "pp_ocrv6_small_rec": (_rec("PPOCRV6SmallRec", "pp_ocrv6_small_rec", "PP-OCRv6_small_rec"), [None, 3, 48, -1],
+                           (1, 3, 48, 160), 4.0),
+    "pp_ocrv6_medium_rec": (_rec("PPOCRV6SmallRec", "pp_ocrv6_small_rec", "PP-OCRv6_medium_rec"), [None, 3, 48, -1],
+                            (1, 3, 48, 160), 4.0),
+    "pp_ocrv6_tiny_rec": (_rec("PPOCRV6TinyRec", "pp_ocrv6_tiny_rec", "PP-OCRv6_tiny_rec"), [None, 3, 48, -1],
+                          (1, 3, 48, 160), 4.0),
     "pp_lcnet_x1_0_textline_ori": (_lcnet(2), [None, 3, 80, 160], (2, 3, 80, 160), 2.0),
     "pp_lcnet_x1_0_doc_ori": (_lcnet(4), [None, 3, 224, 224], (1, 3, 224, 224), 2.0),
     # PP-DocLayout-L: RT-DETR-L (HGNetV2-L), 23 labels; 50 queries instead of 300 (smaller top-k)
     "pp_doclayout_l": (_rtdetr(23, 50), [1, 3, 320, 320], (1, 3, 320, 320), None),
+    # PP-DocLayout_plus-L: RT-DETR-L with the released config (20 labels); 50 queries instead of 300
+    "pp_doclayout_plus_l": (_rtdetr(20, 50, "PP-DocLayout_plus-L"), [1, 3, 320, 320], (1, 3, 320, 320), None),
     # UVDoc: any image size in, resized to 712 x 488 inside; the head's positions at std 0.5 (in
     # grid_sample's [-1, 1]: a document mostly inside the image)
     # PP-DocLayoutV2: the released config (HGNetV2-L, 25 labels, 300 queries, class thresholds and
     # reading-order classes, a six-layer reading-order transformer)
-    "pp_doclayout_v2": (_doclayout_v2(), [1, 3, 320, 320], (1, 3, 320, 320), None),
+    "pp_doclayout_v2": (_doclayout("v2"), [1, 3, 320, 320], (1, 3, 320, 320), None),
+    # PP-DocLayoutV3: the released config (as V2's, plus a mask head whose masks give the decoder's
+    # first reference boxes), 50 queries instead of 300
+    "pp_doclayout_v3": (_doclayout("v3", 50), [1, 3, 320, 320], (1, 3, 320, 320), None),
     "uvdoc": (_uvdoc(), [None, 3, -1, -1], (1, 3, 96, 64), 0.5),
+    # PP-FormulaNet_plus-L (reduced: FORMULANET_SMALL), four greedy steps; a fixed-size image, as
+    # its absolute position embedding is, and batch (the SAM attention reshapes with the batch as
+    # read from the input's shape beside a -1)
+    "pp_formulanet_plus_l": (_formulanet(4), [1, 3, 256, 256], (1, 3, 256, 256), 4.0),
 }
 
 
@@ -324,7 +442,8 @@ def _randomize(model: paddle.nn.Layer, rng: np.random.Generator, calib: np.ndarr
         # each decoder layer jump its references (through inverse sigmoid and deformable
         # sampling), and the six layers amplify float noise into boxes a pixel apart
         for lname, layer in model.named_sublayers():
-            if type(layer).__name__ in ("RTDETRMLPPredictionHead", "PPDocLayoutV2MLPPredictionHead") and "bbox" in lname:
+            if type(layer).__name__ in ("RTDETRMLPPredictionHead", "PPDocLayoutV2MLPPredictionHead",
+                                           "PPDocLayoutV3MLPPredictionHead") and "bbox" in lname:
                 last = layer.layers[-1]
                 last.weight.set_value(last.weight.numpy() * 0.1)
                 last.bias.set_value(last.bias.numpy() * 0.1)
@@ -345,11 +464,12 @@ def _randomize(model: paddle.nn.Layer, rng: np.random.Generator, calib: np.ndarr
         hook.remove()
         factor = logit_std / max(float(seen[0].std()), 1e-6)
         last.weight.set_value(last.weight.numpy() * factor)
-        last.bias.set_value(last.bias.numpy() * factor)
+        if last.bias is not None:
+            last.bias.set_value(last.bias.numpy() * factor)
 
 
 # Detectors take PaddleX's three inputs (im_shape, image, scale_factor), batch 1.
-DETECTORS = {"pp_doclayout_l", "pp_doclayout_v2"}
+DETECTORS = {"pp_doclayout_l", "pp_doclayout_plus_l", "pp_doclayout_v2", "pp_doclayout_v3"}
 
 
 def _specs(name: str, spec_shape) -> list:
@@ -387,7 +507,9 @@ def build(name: str, out_dir: str) -> None:
     names, outs = predict(model_file, os.path.join(out_dir, "model.pdiparams"), feeds)
     with paddle.no_grad():
         eager = model(*[paddle.to_tensor(feeds[n]) for n in ("im_shape", "image", "scale_factor")]) if detector \
-            else [model(paddle.to_tensor(feeds["x"]))]
+            else model(paddle.to_tensor(feeds["x"]))
+    if isinstance(eager, paddle.Tensor):
+        eager = [eager]
     for o, e in zip(outs, eager):  # the saved program is the layer
         np.testing.assert_allclose(o, e.numpy(), rtol=1e-4, atol=1e-4)
     save_io(os.path.join(out_dir, "io.npz"), names, feeds, outs)
