@@ -637,19 +637,26 @@ def _runtime_sizes(plan: Plan) -> bool:
     return static_out(plan) is None or plan.in_static is None
 
 
-def _lerp_axis(ctx: OpContext, y: ir.Value, axis: int, rank: int, low: ir.Value, high: ir.Value,
-               w_lo: ir.Value, w_hi: ir.Value) -> ir.Value:
+# one tap of an axis: (source indices, weights), numpy for static sizes, graph values for runtime ones
+Tap = tuple[ir.Value | np.ndarray, ir.Value | np.ndarray]
+
+
+def _lerp_axis(ctx: OpContext, y: ir.Value, axis: int, rank: int, low, high, w_lo, w_hi) -> ir.Value:
     """``y[low] * w_lo + y[high] * w_hi`` along ``axis`` (1-D indices and weights)."""
     return _weighted_axis(ctx, y, axis, rank, [(low, w_lo), (high, w_hi)])
 
 
-def _weighted_axis(ctx: OpContext, y: ir.Value, axis: int, rank: int,
-                   taps: list[tuple[ir.Value, ir.Value]]) -> ir.Value:
-    """Sum of ``y[index] * weight`` along ``axis`` over the taps (1-D indices and weights, added
-    in order). ONNX Runtime's Gather copies element by element along the last axis and whole
-    rows along the others, so the last axis is moved in front of the channels for its Gathers
-    (two Transposes: 3x faster than element Gathers on 3x480x640 -> 712x488 and 64x80x80 ->
-    200x200)."""
+def _weighted_axis(ctx: OpContext, y: ir.Value, axis: int, rank: int, taps: list[Tap]) -> ir.Value:
+    """Sum of ``y[index] * weight`` along ``axis`` over the taps (1-D indices and weights of the
+    output length, numpy for static sizes; added in order). ONNX Runtime's Gather copies element
+    by element along the last axis (5 ms for 3x480x640 -> 3x480x488) and whole rows along the
+    others, so the last axis is moved in front of the channels for its Gathers (two Transposes:
+    3x faster than element Gathers on 3x480x640 -> 712x488 and 64x80x80 -> 200x200).
+
+    Measured and not taken (docs/interpolation.md): one Gather of an ``[out, taps]`` table and a
+    batched MatMul with ``[out, 1, taps]`` weights (ONNX Runtime: the last axis' pass 1.6x faster,
+    OpenVINO: 2.5x slower), row tiles summed by MatMul (slower in OpenVINO too), Mul and
+    ReduceSum, a grouped 1x1 Conv, Einsum."""
     last = axis == rank - 1
     if last:
         perm = [0, axis, *range(1, axis)]
@@ -658,6 +665,7 @@ def _weighted_axis(ctx: OpContext, y: ir.Value, axis: int, rank: int,
     trail = list(range(1, rank - axis))
     total = None
     for index, weight in taps:
+        index, weight = _as_value(ctx, index), _as_value(ctx, weight)
         term = ctx.op.Mul(ctx.op.Gather(y, index, axis=axis), ctx.unsqueeze(weight, trail))
         total = term if total is None else ctx.op.Add(total, term)
     if last:
@@ -665,13 +673,19 @@ def _weighted_axis(ctx: OpContext, y: ir.Value, axis: int, rank: int,
     return total
 
 
+def _as_value(ctx: OpContext, v: ir.Value | np.ndarray) -> ir.Value:
+    return ctx.const(v) if isinstance(v, np.ndarray) else v
+
+
 def _linear_order(plan: Plan) -> list[int]:
-    """Axes in the order of their passes: the most shrinking first (each pass costs its output);
-    axis order when the sizes are known only at run time."""
+    """Axes in the order of their passes: the most shrinking first (each pass costs its output),
+    the last axis first among equal ratios (its pass transposes the tensor twice: better while
+    it is small; 64x80x80 -> 200x200: 25% faster); axis order when the sizes are known only at
+    run time."""
     out = static_out(plan)
     if out is None or plan.in_static is None:
         return list(range(plan.n))
-    return sorted(range(plan.n), key=lambda j: out[j] / plan.in_static[j])
+    return sorted(range(plan.n), key=lambda j: (out[j] / plan.in_static[j], j != plan.n - 1))
 
 
 def _half_pixel_f64(ctx: OpContext, ratio: ir.Value, k: ir.Value) -> ir.Value:
@@ -757,8 +771,7 @@ def linear_gather(ctx: OpContext, plan: Plan, x: ir.Value, dtype: str) -> ir.Val
         if not w_hi.any():
             y = ctx.op.Gather(y, ctx.const(lo), axis=2 + j)
             continue
-        y = _lerp_axis(ctx, y, 2 + j, 2 + plan.n, ctx.const(lo), ctx.const(hi),
-                       ctx.const(w_lo.astype(wtype)), ctx.const(w_hi.astype(wtype)))
+        y = _lerp_axis(ctx, y, 2 + j, 2 + plan.n, lo, hi, w_lo.astype(wtype), w_hi.astype(wtype))
     return y
 
 
@@ -879,7 +892,7 @@ def bicubic_gather(ctx: OpContext, plan: Plan, x: ir.Value, dtype: str) -> ir.Va
     for j in _linear_order(plan):
         scale = None if plan.scales is None else plan.scales[j]
         index, weights = bicubic_axis_np(plan.in_static[j], out[j], scale, plan.align_corners)
-        taps = [(ctx.const(index[t]), ctx.const(weights[t].astype(wtype))) for t in range(4)]
+        taps = [(index[t], weights[t].astype(wtype)) for t in range(4)]
         y = _weighted_axis(ctx, y, 2 + j, 2 + plan.n, taps)
     return y
 
