@@ -379,6 +379,24 @@ def vision_bicubic_edges_dynamic_scale(paddle, rng):
     return _interp(paddle, scale_factor=[1.3, 0.7], mode="bicubic"), [_edges(rng, 1, 2, 480, 640)], [(1, 2, None, None)]
 
 
+@case("bicubic_interp", name="vision_bicubic_x2_and_half", **_EDGE_TOL)
+def vision_bicubic_x2_and_half(paddle, rng):
+    """Power-of-two ratios, which bicubic computes with Gathers too (ONNX Runtime's cubic Resize
+    is about 10x slower): static sizes, x2 and x0.5, plain and with align_corners."""
+    f = paddle.nn.functional.interpolate
+
+    def fn(x):
+        return (f(x, scale_factor=2, mode="bicubic"), f(x, scale_factor=0.5, mode="bicubic"),
+                f(x, scale_factor=2, mode="bicubic", align_corners=True))
+    return fn, [_edges(rng, 1, 2, 24, 40)]
+
+
+@case("bicubic_interp", name="vision_bicubic_x2_dynamic", **_EDGE_TOL)
+def vision_bicubic_x2_dynamic(paddle, rng):
+    """Scale 2 on a runtime size: the runtime Gather form."""
+    return _interp(paddle, scale_factor=2, mode="bicubic"), [_edges(rng, 1, 2, 24, 40)], [(1, 2, None, None)]
+
+
 @case("bicubic_interp", name="vision_bicubic_to_one")
 def vision_bicubic_to_one(paddle, rng):
     """An output size of 1 reads coordinate -0.5 (Paddle's ratio 0; no clamping in bicubic)."""
