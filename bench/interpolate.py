@@ -47,6 +47,7 @@ CASES = {
         (1, 3, 480, 640), True, dict(size=[712, 488], mode="bilinear")),
     "bilinear 80->200 (size)": ((1, 64, 80, 80), False, dict(size=[200, 200], mode="bilinear")),
     "bilinear 200->80 (size)": ((1, 64, 200, 200), False, dict(size=[80, 80], mode="bilinear")),
+    "bicubic x2 (scale)": ((1, 64, 80, 80), False, dict(scale_factor=2, mode="bicubic")),
     "bicubic 80->200 (size)": ((1, 64, 80, 80), False, dict(size=[200, 200], mode="bicubic")),
     "bicubic 480x640->712x488 (size)": ((1, 3, 480, 640), False, dict(size=[712, 488], mode="bicubic")),
     "bicubic 200->80 (size)": ((1, 64, 200, 200), False, dict(size=[80, 80], mode="bicubic")),
