@@ -699,14 +699,20 @@ def _as_value(ctx: OpContext, v: ir.Value | np.ndarray) -> ir.Value:
 
 
 def _linear_order(plan: Plan) -> list[int]:
-    """Axes in the order of their passes: the most shrinking first (each pass costs its output),
-    the last axis first among equal ratios (its pass transposes the tensor twice: better while
-    it is small; 64x80x80 -> 200x200: 25% faster); axis order when the sizes are known only at
-    run time."""
+    """Axes in the order of their passes: the most shrinking first (each pass costs its output);
+    among equal ratios the last axis, whose pass transposes the tensor twice, where the tensor is
+    smaller: first when they grow, last when they shrink (64x80x80 -> 200x200 and 16x32x32 ->
+    24x48x48 10-20% faster in ONNX Runtime and OpenVINO); axis order when the sizes are known
+    only at run time."""
     out = static_out(plan)
     if out is None or plan.in_static is None:
         return list(range(plan.n))
-    return sorted(range(plan.n), key=lambda j: (out[j] / plan.in_static[j], j != plan.n - 1))
+
+    def key(j: int) -> tuple[float, bool]:
+        ratio = out[j] / plan.in_static[j]
+        last = j == plan.n - 1
+        return ratio, (not last) if ratio > 1 else last
+    return sorted(range(plan.n), key=key)
 
 
 def _half_pixel_f64(ctx: OpContext, ratio: ir.Value, k: ir.Value) -> ir.Value:
