@@ -16,10 +16,11 @@ Paddle's interpolation kernels (phi ``interpolate_kernel``), per spatial axis:
 
 ONNX Resize divides by out/in where Paddle multiplies by its float32 ratio in/out: last-bit
 coordinate differences that a sharp edge turns into 3e-5 of its height. So Resize is used only
-where it is exact in every runtime (power-of-two ratios; nearest: ``nearest_resize_ok``), and
-otherwise Gathers of the neighbours (taps) Paddle reads, weighted by its float32 weights:
-constants for static sizes, graph ops for runtime sizes (docs/interpolation.md). Both forms
-give the same result in ONNX Runtime and OpenVINO (docs/runtimes.md); Resize is the faster one.
+where it is exact in every runtime (power-of-two ratios; nearest: ``nearest_resize_ok``; never
+for bicubic, whose Resize is ~10x slower in ONNX Runtime), and otherwise Gathers of the
+neighbours (taps) Paddle reads, weighted by its float32 weights: constants for static sizes,
+graph ops for runtime sizes (docs/interpolation.md, with the forms measured and their cost).
+Both forms give the same result in ONNX Runtime and OpenVINO (docs/runtimes.md).
 """
 
 from __future__ import annotations
