@@ -357,6 +357,24 @@ def vision_bilinear_edges_size_of(paddle, rng):
     return fn, [_edges(rng, 1, 480, 640, 2), _x(rng, 1, 712, 488, 1)], [(1, None, None, 2), (1, None, None, 1)]
 
 
+@case("bilinear_interp", name="vision_bilinear_edges_short_ratios", **_EDGE_TOL)
+def vision_bilinear_edges_short_ratios(paddle, rng):
+    """Ratios that are short binary fractions (20 -> 8: 2.5, 36 -> 48: 0.75, 30 -> 20: 1.5), where
+    Resize computes Paddle's coordinates exactly (checked at conversion time), and 7 -> 4 (1.75),
+    where the runtime's quotient does not round to them (Gathers)."""
+    f = paddle.nn.functional.interpolate
+
+    def fn(x):
+        return (f(x, size=[8, 48], mode="bilinear"), f(x[:, :, :, :30], size=[48, 20], mode="bilinear"),
+                f(x[:, :, :7, :7], size=[4, 4], mode="bilinear"))
+    return fn, [_edges(rng, 1, 2, 20, 36)]
+
+
+@case("linear_interp", name="vision_linear_edges_short_ratio", **_EDGE_TOL)
+def vision_linear_edges_short_ratio(paddle, rng):
+    return _interp(paddle, size=[16], mode="linear", data_format="NCW"), [_edges(rng, 1, 2, 40)]
+
+
 @case("bicubic_interp", name="vision_bicubic_edges", **_EDGE_TOL)
 def vision_bicubic_edges(paddle, rng):
     """Bicubic reads four taps per axis from the same coordinates (clamped at the borders, a = -0.75)."""

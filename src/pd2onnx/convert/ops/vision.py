@@ -632,11 +632,38 @@ def linear_resize_exact(plan: Plan) -> bool:
         scale = None if plan.scales is None else plan.scales[j]
         ratio = float(_axis_ratio(i, o, scale, plan.align_corners))
         if not _is_pow2(ratio):
+            if _short_ratio_exact(plan, i, o):
+                continue
             return False
         onnx_ratio = (i - 1) / (o - 1) if plan.align_corners else (1 / scale if scale is not None else i / o)
         if onnx_ratio != ratio:
             return False
     return True
+
+
+def _short_ratio_exact(plan: Plan, in_dim: int, out_dim: int) -> bool:
+    """Whether Resize (sizes, half-pixel) gives Paddle's coordinates on an axis whose ratio is a
+    short binary fraction (200 -> 80: 2.5; 480 -> 640: 0.75; 120 -> 80: 1.5), checked at every
+    position: Paddle's ratio is exactly in / out and every ``ratio * (k + 0.5)`` is a float32
+    value, so Paddle's double and float32 coordinates are that value minus 0.5 exactly, and so is
+    the runtime's if its quotient ``(k + 0.5) / scale`` (ONNX Runtime; scale = float32(out / in))
+    and its product ``(k + 0.5) * float32(1 / scale)`` (a runtime that multiplies by the
+    reciprocal) both round to it. Only for sizes: a scale would leave the output size to the
+    runtime's arithmetic."""
+    if plan.scales is not None or plan.align_corners or plan.align_mode != 0 or plan.method == "bicubic" \
+            or out_dim < 2:
+        return False
+    ratio = F32(in_dim) / F32(out_dim)
+    if float(ratio) * out_dim != in_dim:
+        return False
+    half = np.arange(out_dim, dtype=F32) + F32(0.5)
+    exact = np.float64(ratio) * half.astype(np.float64)
+    if not np.array_equal(exact.astype(F32).astype(np.float64), exact):
+        return False
+    scale = F32(out_dim) / F32(in_dim)
+    quotient = (half / scale).astype(np.float64)
+    product = (half * (F32(1) / scale)).astype(np.float64)
+    return bool(np.array_equal(quotient, exact) and np.array_equal(product, exact))
 
 
 def _gathers_linear(plan: Plan) -> bool:
