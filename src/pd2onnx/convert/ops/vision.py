@@ -616,7 +616,8 @@ def _plan_axis_np(ctx: OpContext, plan: Plan, j: int, out_dim: int):
 def linear_resize_exact(plan: Plan) -> bool:
     """Whether ONNX Resize computes Paddle's source coordinates exactly, in any runtime's
     arithmetic: every axis keeps its size or has a power-of-two ratio (then the step, the
-    half-pixel shift and the scale are exact binary fractions). Other ratios cannot be
+    half-pixel shift and the scale are exact binary fractions), or a short ratio checked at
+    every position (``_short_ratio_exact``). Other ratios cannot be
     expressed: Resize divides ``(k + 0.5) / scale`` (ONNX Runtime: one float32 division with
     scale = out / in), Paddle multiplies by its rounded ratio ``in / out``, and no float32 scale
     gives the same roundings at every position (searched over the neighbours of 1 / ratio)."""
