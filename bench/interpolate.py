@@ -2,10 +2,10 @@
 
 Saves small Paddle 3 models (one ``interpolate`` each, the sizes below), converts them with the
 pd2onnx on the path (default opset, optimized) and reports which ONNX form the converter chose
-(Resize, or Gathers of Paddle's indices weighted by Mul and Add), its node count, its latency (ms,
-the fastest of interleaved runs) in ONNX Runtime (1 and 2 intra-op threads) and OpenVINO (CPU, f32, 1 thread), the same
-latencies for a plain ONNX Resize of the same sizes (what a converter writes when it ignores
-Paddle's coordinates), and the largest difference from Paddle as a fraction of the range on an
+(Resize, or Gathers of Paddle's indices weighted by Mul and Add), its node count, its latency
+(ms, the fastest of interleaved runs) in ONNX Runtime (1 and 2 intra-op threads) and OpenVINO
+(CPU, f32, 1 thread), the same latencies for a plain ONNX Resize of the same sizes (what a
+converter writes when it ignores Paddle's coordinates), and the largest difference from Paddle as a fraction of the range on an
 image of sharp edges (pixels 0 or 255): pd2onnx's model in ONNX Runtime and OpenVINO, the plain
 Resize in ONNX Runtime. The two models' runs are interleaved so that both see the same machine
 load. To compare two versions of pd2onnx, run it with each on PYTHONPATH:
@@ -83,7 +83,6 @@ def build(paddle, out_dir: str, shape, dynamic: bool, kwargs: dict):
 def plain_resize(shape, out_shape, kwargs: dict) -> bytes:
     """A plain ONNX Resize (opset 17) from ``shape`` to ``out_shape`` with the mode and coordinate
     transformation a converter that ignores Paddle's coordinates would write."""
-    import onnx
     from onnx import TensorProto, helper
 
     method = kwargs["mode"]
@@ -122,7 +121,8 @@ def latencies(runs: list, budget: float) -> list[float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--budget", type=float, default=3.0, help="seconds of interleaved runs per case and runtime")
+    parser.add_argument("--budget", type=float, default=3.0,
+                        help="seconds of interleaved runs per case and runtime")
     parser.add_argument("--only", default="", help="comma-separated substrings of case names")
     args = parser.parse_args()
 
@@ -135,7 +135,8 @@ def main() -> None:
 
     core = ov.Core()
     print(f"pd2onnx from {os.path.dirname(pd2onnx.__file__)}; onnxruntime {ort.__version__}, openvino {ov.__version__}")
-    print("| case | pd2onnx form (nodes) | ORT 1 thread ms: pd2onnx / Resize | ORT 2 threads ms: pd2onnx / Resize "
+    print("| case | pd2onnx form (nodes) | ORT 1 thread ms: pd2onnx / Resize "
+          "| ORT 2 threads ms: pd2onnx / Resize "
           "| OpenVINO ms: pd2onnx / Resize | diff / range: ORT, OpenVINO / Resize in ORT |")
     print("|---|---|---|---|---|---|")
     for name, (shape, dynamic, kwargs) in CASES.items():
@@ -171,7 +172,8 @@ def main() -> None:
         kept = {n for port in compiled.inputs for n in port.get_names()}
         ov_feeds = {k: v for k, v in feeds.items() if k in kept}
         ov_got = compiled(ov_feeds)[compiled.outputs[0]]
-        row.append(latencies([lambda: compiled(ov_feeds), lambda: compiled_plain({0: inputs[0]})], args.budget))
+        row.append(latencies([lambda: compiled(ov_feeds), lambda: compiled_plain({0: inputs[0]})],
+                             args.budget))
 
         def diff(a: np.ndarray) -> str:
             return f"{float(np.abs(a - want).max()) / 255:.2g}" if a.shape == want.shape else "shape"
