@@ -8,7 +8,8 @@ pd2onnx on the path (default opset, optimized) and reports which ONNX form the c
 converter writes when it ignores Paddle's coordinates), and the largest difference from Paddle
 as a fraction of the range on an image of sharp edges (pixels 0 or 255): pd2onnx's model in ONNX
 Runtime and OpenVINO, the plain Resize in ONNX Runtime. The two models' runs are interleaved so
-that both see the same machine load. To compare two versions of pd2onnx, run it with each on PYTHONPATH:
+that both see the same machine load. To compare two versions of pd2onnx, run it with each on
+PYTHONPATH:
 
     PYTHONPATH=/path/to/other/src python bench/interpolate.py
     PYTHONPATH=src python bench/interpolate.py
