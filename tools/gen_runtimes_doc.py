@@ -35,8 +35,10 @@ FORMS = [
     "as a * (1 / b) (80 / 200 gives 0.39999998), which moved whole rows (max diff 7.2 on a "
     "tensor resized to another's size at ratio 2.5). Its integer Div, Mod and comparisons go "
     "through float32 and are exact below 2^24 only, so the division keeps every integer below "
-    "that (sizes below 32768). Linear and cubic interpolation: Resize only for power-of-two "
-    "ratios, else Gathers weighted by Paddle's float32 weights (docs/interpolation.md); where the "
+    "that (sizes below 32768). Linear interpolation: Resize only for power-of-two ratios (and, "
+    "for sizes, short binary fractions such as 2.5 checked at every position), else "
+    "Gathers weighted by Paddle's float32 weights; cubic: always the Gathers (ONNX Runtime's cubic "
+    "Resize is about 10x slower) (docs/interpolation.md); where the "
     "graph computes coordinates, a Max between the product and the half-pixel shift keeps OpenVINO "
     "from fusing them into one multiply-add, and no constant is added before a multiplication "
     "(OpenVINO distributes (x + a) * b into x * b + a * b).",

@@ -357,6 +357,24 @@ def vision_bilinear_edges_size_of(paddle, rng):
     return fn, [_edges(rng, 1, 480, 640, 2), _x(rng, 1, 712, 488, 1)], [(1, None, None, 2), (1, None, None, 1)]
 
 
+@case("bilinear_interp", name="vision_bilinear_edges_short_ratios", **_EDGE_TOL)
+def vision_bilinear_edges_short_ratios(paddle, rng):
+    """Ratios that are short binary fractions (20 -> 8: 2.5, 36 -> 48: 0.75, 30 -> 20: 1.5), where
+    Resize computes Paddle's coordinates exactly (checked at conversion time), and 7 -> 4 (1.75),
+    where the runtime's quotient does not round to them (Gathers)."""
+    f = paddle.nn.functional.interpolate
+
+    def fn(x):
+        return (f(x, size=[8, 48], mode="bilinear"), f(x[:, :, :, :30], size=[48, 20], mode="bilinear"),
+                f(x[:, :, :7, :7], size=[4, 4], mode="bilinear"))
+    return fn, [_edges(rng, 1, 2, 20, 36)]
+
+
+@case("linear_interp", name="vision_linear_edges_short_ratio", **_EDGE_TOL)
+def vision_linear_edges_short_ratio(paddle, rng):
+    return _interp(paddle, size=[16], mode="linear", data_format="NCW"), [_edges(rng, 1, 2, 40)]
+
+
 @case("bicubic_interp", name="vision_bicubic_edges", **_EDGE_TOL)
 def vision_bicubic_edges(paddle, rng):
     """Bicubic reads four taps per axis from the same coordinates (clamped at the borders, a = -0.75)."""
@@ -377,6 +395,24 @@ def vision_bicubic_edges_dynamic(paddle, rng):
 def vision_bicubic_edges_dynamic_scale(paddle, rng):
     """A constant scale on a runtime size: the coordinate is computed in float64 in the graph."""
     return _interp(paddle, scale_factor=[1.3, 0.7], mode="bicubic"), [_edges(rng, 1, 2, 480, 640)], [(1, 2, None, None)]
+
+
+@case("bicubic_interp", name="vision_bicubic_x2_and_half", **_EDGE_TOL)
+def vision_bicubic_x2_and_half(paddle, rng):
+    """Power-of-two ratios, which bicubic computes with Gathers too (ONNX Runtime's cubic Resize
+    is about 10x slower): static sizes, x2 and x0.5, plain and with align_corners."""
+    f = paddle.nn.functional.interpolate
+
+    def fn(x):
+        return (f(x, scale_factor=2, mode="bicubic"), f(x, scale_factor=0.5, mode="bicubic"),
+                f(x, scale_factor=2, mode="bicubic", align_corners=True))
+    return fn, [_edges(rng, 1, 2, 24, 40)]
+
+
+@case("bicubic_interp", name="vision_bicubic_x2_dynamic", **_EDGE_TOL)
+def vision_bicubic_x2_dynamic(paddle, rng):
+    """Scale 2 on a runtime size: the runtime Gather form."""
+    return _interp(paddle, scale_factor=2, mode="bicubic"), [_edges(rng, 1, 2, 24, 40)], [(1, 2, None, None)]
 
 
 @case("bicubic_interp", name="vision_bicubic_to_one")

@@ -16,10 +16,11 @@ Paddle's interpolation kernels (phi ``interpolate_kernel``), per spatial axis:
 
 ONNX Resize divides by out/in where Paddle multiplies by its float32 ratio in/out: last-bit
 coordinate differences that a sharp edge turns into 3e-5 of its height. So Resize is used only
-where it is exact in every runtime (power-of-two ratios; nearest: ``nearest_resize_ok``), and
-otherwise Gathers of the neighbours (taps) Paddle reads, weighted by its float32 weights:
-constants for static sizes, graph ops for runtime sizes (docs/interpolation.md). Both forms
-give the same result in ONNX Runtime and OpenVINO (docs/runtimes.md); Resize is the faster one.
+where it is exact in every runtime (power-of-two ratios; nearest: ``nearest_resize_ok``; never
+for bicubic, whose Resize is ~10x slower in ONNX Runtime), and otherwise Gathers of the
+neighbours (taps) Paddle reads, weighted by its float32 weights: constants for static sizes,
+graph ops for runtime sizes (docs/interpolation.md, with the forms measured and their cost).
+Both forms give the same result in ONNX Runtime and OpenVINO (docs/runtimes.md).
 """
 
 from __future__ import annotations
@@ -331,6 +332,19 @@ def _gather_order(plan: Plan) -> list[int]:
     return [n - 1, *range(n - 1)] if grow and n > 1 else list(range(n))
 
 
+def _gather_axis(ctx: OpContext, y: ir.Value, index: ir.Value, axis: int, rank: int) -> ir.Value:
+    """Gather along ``axis``; along the last axis through a Transpose that moves it in front of
+    the channels and back: ONNX Runtime's Gather copies element by element along the last axis
+    and whole rows along the others. Nearest 64x80x80 -> 64x200x200 to a runtime size, 1 thread:
+    ONNX Runtime 20 ms -> 2.9 ms; OpenVINO, whose last-axis Gather is fast, 3.3 ms -> 8.7 ms (as
+    fast as its own Resize of these sizes)."""
+    if axis != rank - 1:
+        return ctx.op.Gather(y, index, axis=axis)
+    perm = [0, axis, *range(1, axis)]
+    moved = ctx.op.Gather(ctx.op.Transpose(y, perm=perm), index, axis=1)
+    return ctx.op.Transpose(moved, perm=[int(i) for i in np.argsort(perm)])
+
+
 def nearest_gather(ctx: OpContext, plan: Plan, x: ir.Value) -> ir.Value:
     out_static = static_out(plan)
     copies = _copies_input(plan)
@@ -344,7 +358,7 @@ def nearest_gather(ctx: OpContext, plan: Plan, x: ir.Value) -> ir.Value:
                 i, o, None if plan.scales is None else plan.scales[j], plan.align_corners
             )
             if not np.array_equal(idx, np.arange(i)):
-                y = ctx.op.Gather(y, ctx.const(idx), axis=2 + j)
+                y = _gather_axis(ctx, y, ctx.const(idx), 2 + j, 2 + plan.n)
         return y
     dims = _spatial_dims(ctx, x, plan.n)
     outs = out_static if out_static is not None else _out_sizes_value(ctx, plan, x)
@@ -358,7 +372,7 @@ def nearest_gather(ctx: OpContext, plan: Plan, x: ir.Value) -> ir.Value:
         idx = _nearest_indices_graph(ctx, out_j, ratio_j, plan.align_corners)
         if same is not None:
             idx = ctx.op.Where(same, _arange(ctx, in_j, "nearest interpolation that may copy its input"), idx)
-        y = ctx.op.Gather(y, idx, axis=2 + j)
+        y = _gather_axis(ctx, y, idx, 2 + j, 2 + plan.n)
     return y
 
 
@@ -533,7 +547,7 @@ def interpolate(ctx: OpContext) -> None:
     elif method != "nearest" and dtype in ("float32", "float64") and _gathers_linear(plan):
         y = (bicubic_gather if method == "bicubic" else linear_gather)(ctx, plan, xc, dtype)
     elif method != "nearest" and dtype in ("float32", "float64") and _runtime_sizes(plan) \
-            and not linear_resize_exact(plan):
+            and (_gathers_bicubic(plan) or not linear_resize_exact(plan)):
         y = (bicubic_gather_runtime if method == "bicubic" else linear_gather_runtime)(ctx, plan, xc, dtype)
     else:
         # float types without a Resize kernel (float64, bfloat16) are computed in float32 by the
@@ -602,7 +616,8 @@ def _plan_axis_np(ctx: OpContext, plan: Plan, j: int, out_dim: int):
 def linear_resize_exact(plan: Plan) -> bool:
     """Whether ONNX Resize computes Paddle's source coordinates exactly, in any runtime's
     arithmetic: every axis keeps its size or has a power-of-two ratio (then the step, the
-    half-pixel shift and the scale are exact binary fractions). Other ratios cannot be
+    half-pixel shift and the scale are exact binary fractions), or a short ratio checked at
+    every position (``_short_ratio_exact``). Other ratios cannot be
     expressed: Resize divides ``(k + 0.5) / scale`` (ONNX Runtime: one float32 division with
     scale = out / in), Paddle multiplies by its rounded ratio ``in / out``, and no float32 scale
     gives the same roundings at every position (searched over the neighbours of 1 / ratio)."""
@@ -618,6 +633,8 @@ def linear_resize_exact(plan: Plan) -> bool:
         scale = None if plan.scales is None else plan.scales[j]
         ratio = float(_axis_ratio(i, o, scale, plan.align_corners))
         if not _is_pow2(ratio):
+            if _short_ratio_exact(plan, i, o):
+                continue
             return False
         onnx_ratio = (i - 1) / (o - 1) if plan.align_corners else (1 / scale if scale is not None else i / o)
         if onnx_ratio != ratio:
@@ -625,31 +642,71 @@ def linear_resize_exact(plan: Plan) -> bool:
     return True
 
 
+def _short_ratio_exact(plan: Plan, in_dim: int, out_dim: int) -> bool:
+    """Whether Resize (sizes, half-pixel) gives Paddle's coordinates on an axis whose ratio is a
+    short binary fraction (200 -> 80: 2.5; 480 -> 640: 0.75; 120 -> 80: 1.5), checked at every
+    position: Paddle's ratio is exactly in / out and every ``ratio * (k + 0.5)`` is a float32
+    value, so Paddle's double and float32 coordinates are that value minus 0.5 exactly, and so is
+    the runtime's if its quotient ``(k + 0.5) / scale`` (ONNX Runtime; scale = float32(out / in))
+    and its product ``(k + 0.5) * float32(1 / scale)`` (a runtime that multiplies by the
+    reciprocal) both round to it. Only for sizes: a scale would leave the output size to the
+    runtime's arithmetic."""
+    if plan.scales is not None or plan.align_corners or plan.align_mode != 0 or plan.method == "bicubic" \
+            or out_dim < 2:
+        return False
+    ratio = F32(in_dim) / F32(out_dim)
+    if float(ratio) * out_dim != in_dim:
+        return False
+    half = np.arange(out_dim, dtype=F32) + F32(0.5)
+    exact = np.float64(ratio) * half.astype(np.float64)
+    if not np.array_equal(exact.astype(F32).astype(np.float64), exact):
+        return False
+    scale = F32(out_dim) / F32(in_dim)
+    quotient = (half / scale).astype(np.float64)
+    product = (half * (F32(1) / scale)).astype(np.float64)
+    return bool(np.array_equal(quotient, exact) and np.array_equal(product, exact))
+
+
 def _gathers_linear(plan: Plan) -> bool:
-    """Static sizes whose coordinates Resize cannot reproduce exactly (and no copy)."""
+    """Static sizes (and no copy) whose coordinates Resize cannot reproduce exactly, or bicubic
+    (``_gathers_bicubic``)."""
     out = static_out(plan)
     if out is None or plan.in_static is None or out == plan.in_static:
         return False
-    return not linear_resize_exact(plan)
+    return _gathers_bicubic(plan) or not linear_resize_exact(plan)
+
+
+def _gathers_bicubic(plan: Plan) -> bool:
+    """Bicubic takes the Gathers even where Resize is exact: ONNX Runtime's cubic Resize is
+    about 10x slower (64x80x80 x2: 119 ms against 12 ms, 64x80x80 -> 200x200: 250 ms against 15,
+    1 thread), OpenVINO's about as fast (13 ms against 10 for x2; docs/interpolation.md)."""
+    return plan.method == "bicubic"
 
 
 def _runtime_sizes(plan: Plan) -> bool:
     return static_out(plan) is None or plan.in_static is None
 
 
-def _lerp_axis(ctx: OpContext, y: ir.Value, axis: int, rank: int, low: ir.Value, high: ir.Value,
-               w_lo: ir.Value, w_hi: ir.Value) -> ir.Value:
+# one tap of an axis: (source indices, weights), numpy for static sizes, graph values for runtime ones
+Tap = tuple[ir.Value | np.ndarray, ir.Value | np.ndarray]
+
+
+def _lerp_axis(ctx: OpContext, y: ir.Value, axis: int, rank: int, low, high, w_lo, w_hi) -> ir.Value:
     """``y[low] * w_lo + y[high] * w_hi`` along ``axis`` (1-D indices and weights)."""
     return _weighted_axis(ctx, y, axis, rank, [(low, w_lo), (high, w_hi)])
 
 
-def _weighted_axis(ctx: OpContext, y: ir.Value, axis: int, rank: int,
-                   taps: list[tuple[ir.Value, ir.Value]]) -> ir.Value:
-    """Sum of ``y[index] * weight`` along ``axis`` over the taps (1-D indices and weights, added
-    in order). ONNX Runtime's Gather copies element by element along the last axis and whole
-    rows along the others, so the last axis is moved in front of the channels for its Gathers
-    (two Transposes: 3x faster than element Gathers on 3x480x640 -> 712x488 and 64x80x80 ->
-    200x200)."""
+def _weighted_axis(ctx: OpContext, y: ir.Value, axis: int, rank: int, taps: list[Tap]) -> ir.Value:
+    """Sum of ``y[index] * weight`` along ``axis`` over the taps (1-D indices and weights of the
+    output length, numpy for static sizes; added in order). ONNX Runtime's Gather copies element
+    by element along the last axis (5 ms for 3x480x640 -> 3x480x488) and whole rows along the
+    others, so the last axis is moved in front of the channels for its Gathers (two Transposes:
+    3x faster than element Gathers on 3x480x640 -> 712x488 and 64x80x80 -> 200x200).
+
+    Measured and not taken (docs/interpolation.md): one Gather of an ``[out, taps]`` table and a
+    batched MatMul with ``[out, 1, taps]`` weights (ONNX Runtime: the last axis' pass 1.6x faster,
+    OpenVINO: 2.5x slower), row tiles summed by MatMul (slower in OpenVINO too), Mul and
+    ReduceSum, a grouped 1x1 Conv, Einsum."""
     last = axis == rank - 1
     if last:
         perm = [0, axis, *range(1, axis)]
@@ -658,6 +715,7 @@ def _weighted_axis(ctx: OpContext, y: ir.Value, axis: int, rank: int,
     trail = list(range(1, rank - axis))
     total = None
     for index, weight in taps:
+        index, weight = _as_value(ctx, index), _as_value(ctx, weight)
         term = ctx.op.Mul(ctx.op.Gather(y, index, axis=axis), ctx.unsqueeze(weight, trail))
         total = term if total is None else ctx.op.Add(total, term)
     if last:
@@ -665,13 +723,25 @@ def _weighted_axis(ctx: OpContext, y: ir.Value, axis: int, rank: int,
     return total
 
 
+def _as_value(ctx: OpContext, v: ir.Value | np.ndarray) -> ir.Value:
+    return ctx.const(v) if isinstance(v, np.ndarray) else v
+
+
 def _linear_order(plan: Plan) -> list[int]:
     """Axes in the order of their passes: the most shrinking first (each pass costs its output);
-    axis order when the sizes are known only at run time."""
+    among equal ratios the last axis, whose pass transposes the tensor twice, where the tensor is
+    smaller: first when they grow, last when they shrink (64x80x80 -> 200x200 and 16x32x32 ->
+    24x48x48 10-20% faster in ONNX Runtime and OpenVINO); axis order when the sizes are known
+    only at run time."""
     out = static_out(plan)
     if out is None or plan.in_static is None:
         return list(range(plan.n))
-    return sorted(range(plan.n), key=lambda j: out[j] / plan.in_static[j])
+
+    def key(j: int) -> tuple[float, bool]:
+        ratio = out[j] / plan.in_static[j]
+        last = j == plan.n - 1
+        return ratio, (not last) if ratio > 1 else last
+    return sorted(range(plan.n), key=key)
 
 
 def _half_pixel_f64(ctx: OpContext, ratio: ir.Value, k: ir.Value) -> ir.Value:
@@ -755,10 +825,9 @@ def linear_gather(ctx: OpContext, plan: Plan, x: ir.Value, dtype: str) -> ir.Val
         if plan.in_static[j] == out[j] and np.array_equal(lo, np.arange(out[j])) and not w_hi.any():
             continue
         if not w_hi.any():
-            y = ctx.op.Gather(y, ctx.const(lo), axis=2 + j)
+            y = _gather_axis(ctx, y, ctx.const(lo), 2 + j, 2 + plan.n)
             continue
-        y = _lerp_axis(ctx, y, 2 + j, 2 + plan.n, ctx.const(lo), ctx.const(hi),
-                       ctx.const(w_lo.astype(wtype)), ctx.const(w_hi.astype(wtype)))
+        y = _lerp_axis(ctx, y, 2 + j, 2 + plan.n, lo, hi, w_lo.astype(wtype), w_hi.astype(wtype))
     return y
 
 
@@ -879,7 +948,7 @@ def bicubic_gather(ctx: OpContext, plan: Plan, x: ir.Value, dtype: str) -> ir.Va
     for j in _linear_order(plan):
         scale = None if plan.scales is None else plan.scales[j]
         index, weights = bicubic_axis_np(plan.in_static[j], out[j], scale, plan.align_corners)
-        taps = [(ctx.const(index[t]), ctx.const(weights[t].astype(wtype))) for t in range(4)]
+        taps = [(index[t], weights[t].astype(wtype)) for t in range(4)]
         y = _weighted_axis(ctx, y, 2 + j, 2 + plan.n, taps)
     return y
 
