@@ -176,6 +176,10 @@ def main(job_path: str, out_path: str) -> int:
             result["columns"][col["key"]] = entry
             continue
         entry.update(_check(col["path"], inputs, ref, job.get("rtol", 1e-3)))
+        verdict = job.get("verified", {}).get(col["key"])
+        if not entry["correct"] and verdict and entry.get("max_rel_err") is not None:
+            # out of tolerance, but verify's referee proved every op right (quality.verify_verdict)
+            entry.update(correct=True, verified=verdict)
         result["columns"][col["key"]] = entry
         if entry["correct"]:
             good.append({"key": col["key"], "path": col["path"], "stats": entry["stats"]})

@@ -62,6 +62,11 @@ def _correct(results: dict, model: str, fmt: str, key: str) -> bool | None:
     return None if col is None else bool(col.get("correct"))
 
 
+def _verified_note(col: dict) -> str:
+    return (f"{col.get('max_rel_err', 0):.2%} of the range off Paddle, beyond the bench's 0.1%, and every op "
+            "replays within tolerance on Paddle's own inputs")
+
+
 def _usable(results: dict, conv: dict, key: str) -> tuple[dict | None, str]:
     """A conversion column whose figures may be used: converted, and its output is correct."""
     col = conv["columns"].get(key)
@@ -236,6 +241,9 @@ def _conversion_table(results: dict, conv: dict) -> list[str]:
                None: "converted (output not checked)"}[ok]
         if key == "copy":
             res = "physical limit"
+        qcol = (_quality_for(results, conv["model"], conv["fmt"]) or {}).get("columns", {}).get(key, {})
+        if ok and qcol.get("verified"):
+            res = f"ok, output proven by `pd2onnx verify`: {qcol['verified']} ({_verified_note(qcol)})"
         ratio_t = ratio_r = "–"
         if key != "pd2onnx" and pd.get("ok") and ok is not False:
             ratio_t = _ratio(col.get("pd2onnx_over_this_wall_paired"))
@@ -358,7 +366,9 @@ def render(results: dict) -> str:
     L.append("")
     L.append("Every output is run by ONNX Runtime on the model's random input and compared with Paddle's "
              "own inference on the saved files (max |diff| ≤ 1e-3 × max |Paddle|); wrong outputs are "
-             "reported, never timed. Latency: batch 1, default ORT graph optimizations, sessions run "
+             "reported, never timed. A pd2onnx output beyond that counts as correct only when "
+             "`pd2onnx verify --locate --replay` proves it (every op replays within tolerance on Paddle's "
+             "own inputs: Paddle's float32 rounding grown by the network). Latency: batch 1, default ORT graph optimizations, sessions run "
              "round-robin so background load hits every column alike; median and interquartile range.")
     for q in results.get("quality", []):
         L.append("")
