@@ -22,8 +22,8 @@ hash under the test cache; without an environment its models' tests are skipped.
 Cost (2 cores shared with other work): each environment installs in one to two minutes from a
 warm pip cache (Paddle is the big download); the small one-stage models build in 5-10 s each,
 the ResNet-50 ones in 30-60 s (Mask R-CNN exports twice); checking takes 3-15 s per one-stage
-model and 15-30 s per two-stage one. PP-DocLayout-S / -M, legacy and PIR, at load about 2: cold
-(build and check) 16-18 s / 28-32 s, cached 5-6 s / 11-12 s.
+model and 15-30 s per two-stage one. PP-DocLayout-S / -M, legacy and PIR, at load 2-4: cold
+(build and check) 15-18 s / 26-32 s, cached 5 s / 11 s.
 """
 
 from __future__ import annotations
