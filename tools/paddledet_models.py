@@ -9,12 +9,16 @@ built in the one ``tools/setup_paddledet_pir.sh`` makes, with Paddle 3.3, which 
 predictor's feed order, outputs ``out<i>``; Mask R-CNN also ``mask_prob.npy``, below).
 
 The configs are PaddleDetection's for each architecture, at a small input size and, for the
-two-stage models, few proposals. Classification biases are spread at random so that the random
-network gives a spread of scores (and so detections, with no ties) instead of its prior
-probability everywhere. In the models added with the two-stage family (``calibrate=True``),
-batch normalisation also gets random scales and shifts and the statistics of a calibration
-batch (another random batch), so that deep random backbones (ResNet-50) neither vanish nor
-explode: without it Faster R-CNN's class probabilities saturate at 1.0.
+two-stage models, few proposals; PP-DocLayout-S / -M's are PaddleX's, at their exported size.
+Classification biases are spread at random so that the random network gives a spread of scores
+(and so detections, with no ties) instead of its prior probability everywhere. In the models
+added with the two-stage family (``calibrate=True``), batch normalisation also gets random
+scales and shifts and the statistics of a calibration batch (another random batch), so that deep
+random backbones (ResNet-50) neither vanish nor explode: without it Faster R-CNN's class
+probabilities saturate at 1.0. PP-DocLayout-S / -M (PaddleX's PicoDet layout detectors; their
+configs' source is recorded beside their entries) are calibrated too (their features vanish
+otherwise), with smaller scales and shifts, which keep their float noise well below the gaps
+between the scores NMS compares.
 
 paddledet 2.6.0 cannot export its two-stage models as released (with Paddle 2.6 nor 3.3): its
 RPN head, ``BBoxPostProcess.get_pred`` and cascade head take a per-image count as ``x[i]`` or
@@ -90,6 +94,38 @@ class Model(NamedTuple):
     any_size: bool = False  # exported for images of any size, as PaddleDetection's config does
     batch: int = 2
     calibrate: bool = False  # batch-norm statistics from a calibration batch (``calibrate``)
+    bn_scale: tuple[float, float] = (0.5, 1.5)  # calibrated batch norms' scales: uniform in this range
+    bn_shift: float = 0.3  # and shifts: uniform within +-this
+
+
+
+def picodet_body(scale: float, channels: int, convs: int) -> str:
+    """PicoDet's architecture with an LCNet backbone of ``scale``, an LCPAN neck of ``channels``
+    and a PicoHeadV2 of ``convs`` convolutions per tower on 4 strides (PaddleDetection's
+    configs/picodet, and PaddleX's PP-DocLayout-S / -M configs, which differ only in these)."""
+    return f"""
+architecture: PicoDet
+PicoDet: {{backbone: LCNet, neck: LCPAN, head: PicoHeadV2}}
+LCNet: {{scale: {scale}, feature_maps: [3, 4, 5]}}
+LCPAN: {{out_channels: {channels}, use_depthwise: True, num_features: 4}}
+PicoHeadV2:
+  conv_feat: {{name: PicoFeat, feat_in: {channels}, feat_out: {channels}, num_convs: {convs},
+              num_fpn_stride: 4, norm_type: bn, share_cls_reg: True, use_se: True}}
+  fpn_stride: [8, 16, 32, 64]
+  feat_in_chan: {channels}
+  prior_prob: 0.01
+  reg_max: 7
+  cell_offset: 0.5
+  grid_cell_scale: 5.0
+  static_assigner_epoch: 100
+  use_align_head: True
+  static_assigner: {{name: ATSSAssigner, topk: 9, force_gt_matching: False}}
+  assigner: {{name: TaskAlignedAssigner, topk: 13, alpha: 1.0, beta: 6.0}}
+  loss_class: {{name: VarifocalLoss, use_sigmoid: False, iou_weighted: True, loss_weight: 1.0}}
+  loss_dfl: {{name: DistributionFocalLoss, loss_weight: 0.5}}
+  loss_bbox: {{name: GIoULoss, loss_weight: 2.5}}
+  nms: {{name: MultiClassNMS, nms_top_k: 1000, keep_top_k: 100, score_threshold: 0.025, nms_threshold: 0.6}}
+"""
 
 
 MODELS = {
@@ -119,34 +155,7 @@ PPYOLOEHead:
 """,
     ),
     # PicoDet (s, LCNet): PicoHeadV2 (4 strides), multiclass_nms3
-    "picodet_s": Model(
-        192,
-        80,
-        ("head_cls", "cls_align"),
-        """
-architecture: PicoDet
-PicoDet: {backbone: LCNet, neck: LCPAN, head: PicoHeadV2}
-LCNet: {scale: 0.75, feature_maps: [3, 4, 5]}
-LCPAN: {out_channels: 96, use_depthwise: True, num_features: 4}
-PicoHeadV2:
-  conv_feat: {name: PicoFeat, feat_in: 96, feat_out: 96, num_convs: 2, num_fpn_stride: 4,
-              norm_type: bn, share_cls_reg: True, use_se: True}
-  fpn_stride: [8, 16, 32, 64]
-  feat_in_chan: 96
-  prior_prob: 0.01
-  reg_max: 7
-  cell_offset: 0.5
-  grid_cell_scale: 5.0
-  static_assigner_epoch: 100
-  use_align_head: True
-  static_assigner: {name: ATSSAssigner, topk: 9, force_gt_matching: False}
-  assigner: {name: TaskAlignedAssigner, topk: 13, alpha: 1.0, beta: 6.0}
-  loss_class: {name: VarifocalLoss, use_sigmoid: False, iou_weighted: True, loss_weight: 1.0}
-  loss_dfl: {name: DistributionFocalLoss, loss_weight: 0.5}
-  loss_bbox: {name: GIoULoss, loss_weight: 2.5}
-  nms: {name: MultiClassNMS, nms_top_k: 1000, keep_top_k: 100, score_threshold: 0.025, nms_threshold: 0.6}
-""",
-    ),
+    "picodet_s": Model(192, 80, ("head_cls", "cls_align"), picodet_body(0.75, 96, 2)),
     # YOLOv3 (MobileNetV1): yolo_box per level + multiclass_nms3
     "yolov3_mobilenet": Model(
         160,
@@ -335,8 +344,28 @@ BBoxPostProcess:
         calibrate=True,
     ),
 })
+# PP-DocLayout-S / -M, PaddleOCR 3.7's (PaddleX 3.7's) small and medium layout detectors: PicoDet
+# with 23 labels, at the input size they are exported for, with their export settings (NMS
+# kept). The model and export sections of PaddleX's configs, repository PaddlePaddle/PaddleX,
+# commit d3d6cb356a173dd760cea98205e32388a664b6e1,
+# paddlex/repo_apis/PaddleDetection_api/configs/PP-DocLayout-S.yaml (LCNet x0.75, 96 channels,
+# 2 convs per tower, 480 x 480) and PP-DocLayout-M.yaml (LCNet x2.0, 160 channels, 4 convs,
+# 640 x 640); the paddlex wheel has no definition of them (tools/paddlex_models.py).
+# Calibrated batch norms (else the random network's features vanish and every anchor gets the
+# same score), with small scales and shifts: at the two-stage family's (0.5-1.5, +-0.3) the
+# random LCNet + LCPAN grows float noise to 8e-5 in the scores (every op replays within 1e-5:
+# ``pd2onnx verify --locate --replay`` says `match`), more than the gaps between overlapping
+# candidates, so NMS keeps other boxes in another runtime; at (0.2-0.4, +-0.1) the scores differ
+# by 5e-7 and the boxes by 6e-5 pixels.
+DOCLAYOUT_EXPORT = "export: {post_process: true, nms: true, benchmark: false, fuse_conv_bn: false}\n"
+DOCLAYOUT_CLS = ("head_cls", "cls_align")
+MODELS["pp_doclayout_s"] = Model(480, 23, DOCLAYOUT_CLS, picodet_body(0.75, 96, 2) + DOCLAYOUT_EXPORT,
+                                 calibrate=True, bn_scale=(0.2, 0.4), bn_shift=0.1)
+MODELS["pp_doclayout_m"] = Model(640, 23, DOCLAYOUT_CLS, picodet_body(2.0, 160, 4) + DOCLAYOUT_EXPORT,
+                                 calibrate=True, bn_scale=(0.2, 0.4), bn_shift=0.1)
 # The two-stage family again, saved as PIR by Paddle 3.3 (the paddledet_pir environment).
-for _name in ("faster_rcnn", "cascade_rcnn", "mask_rcnn"):
+# PP-DocLayout-S / -M likewise.
+for _name in ("faster_rcnn", "cascade_rcnn", "mask_rcnn", "pp_doclayout_s", "pp_doclayout_m"):
     MODELS[f"{_name}_pir"] = MODELS[_name]
 MASK_MODELS = ("mask_rcnn", "mask_rcnn_pir")
 
@@ -391,9 +420,11 @@ def patch_paddledet(keep_dir: str) -> None:
     ops.multiclass_nms = multiclass_nms
 
 
-def calibrate(model, feeds: dict, rng: np.random.Generator) -> None:
-    """Random batch-norm scales and shifts, and the mean and variance of each batch norm's input
-    on ``feeds`` (one eager forward pass, layer by layer) as its statistics."""
+def calibrate(model, feeds: dict, rng: np.random.Generator, scale: tuple[float, float] = (0.5, 1.5),
+              shift: float = 0.3) -> None:
+    """Random batch-norm scales (uniform in ``scale``) and shifts (within +-``shift``), and the
+    mean and variance of each batch norm's input on ``feeds`` (one eager forward pass, layer by
+    layer) as its statistics."""
     norms = [layer for layer in model.sublayers() if isinstance(layer, paddle.nn.layer.norm._BatchNormBase)]
 
     def set_statistics(layer, inputs):
@@ -404,8 +435,8 @@ def calibrate(model, feeds: dict, rng: np.random.Generator) -> None:
     hooks = []
     for layer in norms:
         channels = layer._mean.shape[0]
-        layer.weight.set_value(rng.uniform(0.5, 1.5, channels).astype("float32"))
-        layer.bias.set_value(rng.uniform(-0.3, 0.3, channels).astype("float32"))
+        layer.weight.set_value(rng.uniform(*scale, channels).astype("float32"))
+        layer.bias.set_value(rng.uniform(-shift, shift, channels).astype("float32"))
         hooks.append(layer.register_forward_pre_hook(set_statistics))
     model.eval()
     with paddle.no_grad():
@@ -442,22 +473,24 @@ def build(name: str, out_dir: str) -> None:
     if pir != paddle.__version__.startswith("3."):
         raise SystemExit(f"{name}: needs Paddle {'3.3 (setup_paddledet_pir.sh)' if pir else '2.6'}, "
                          f"this is {paddle.__version__}")
-    size, classes, cls_layers, body, any_size, batch, calibrated = MODELS[name]
+    spec = MODELS[name]
+    size, classes, cls_layers, batch = spec.size, spec.classes, spec.cls_layers, spec.batch
     rng = np.random.default_rng(0)
     paddle.seed(0)
     with tempfile.TemporaryDirectory() as tmp:
         patch_paddledet(tmp)
         cfg_file = os.path.join(tmp, f"{name}.yml")
         with open(cfg_file, "w") as f:
-            inputs_def = "" if any_size else INPUTS_DEF.format(size=size)
-            f.write(COMMON.format(size=size, inputs_def=inputs_def) + f"num_classes: {classes}\n" + body)
+            inputs_def = "" if spec.any_size else INPUTS_DEF.format(size=size)
+            f.write(COMMON.format(size=size, inputs_def=inputs_def) + f"num_classes: {classes}\n" + spec.body)
         cfg = load_config(cfg_file)
         trainer = Trainer(cfg, mode="test")
         for pname, param in trainer.model.named_parameters():
             if pname.endswith("bias") and any(key in pname for key in cls_layers):
                 param.set_value(rng.uniform(-4.0, 1.0, param.shape).astype("float32"))
-        if calibrated:
-            calibrate(trainer.model, _feeds(np.random.default_rng(1), batch, size), rng)
+        if spec.calibrate:
+            calibrate(trainer.model, _feeds(np.random.default_rng(1), batch, size), rng, spec.bn_scale,
+                      spec.bn_shift)
         model_file = _export(trainer, name, tmp, out_dir)
         feeds = _feeds(rng, batch, size)
         params = os.path.join(out_dir, "model.pdiparams")

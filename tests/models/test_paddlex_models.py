@@ -5,7 +5,8 @@ formula recognition, UVDoc unwarping), built from PaddleX 3.7.2's own definition
 well-scaled weights, saved as PaddleOCR's exporter saves them (their deployed, re-parameterized
 form), converted and compared with Paddle's inference in ONNX Runtime and OpenVINO.
 PP-DocLayout-S / -M (PicoDet) and PP-FormulaNet_plus-M / -S have no definition in the wheel (the
-script's docstring says what is there).
+script's docstring says what is there); PP-DocLayout-S / -M are built from PaddleX's configs by
+PaddleDetection and tested in ``test_detection_models.py``.
 
 The models are built by ``tools/paddlex_models.py`` in the paddlex virtual environment
 (``tools/setup_paddlex.sh``; ``$PD2ONNX_PADDLEX_VENV``), cached by the script's content hash under
