@@ -15,9 +15,9 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from fixture_build import ROOT, harness_builds, print_sizes
+
 OUT = os.path.join(ROOT, "tests", "fixtures", "fuzz")
 # (case module under tests/ops, case name)
 WANTED = (("cases_control_flow", "cf_if_in_while"), ("cases_control_flow", "cf_while_array_stack"),
@@ -27,10 +27,12 @@ SKIP = {"io.npz", "view.json", "error.txt", "meta.json", "status.json"}
 
 
 def main() -> None:
-    own_cache = "PD2ONNX_TEST_CACHE" not in os.environ
-    if own_cache:
-        os.environ["PD2ONNX_TEST_CACHE"] = tempfile.mkdtemp(prefix="pd2onnx-fuzz-build-")
-    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    with harness_builds("pd2onnx-fuzz-build-"):
+        _build()
+    print_sizes(OUT)
+
+
+def _build() -> None:
     from harness import builder
     from harness.cases import REGISTRY, load_case_files
 
@@ -52,12 +54,6 @@ def main() -> None:
                 if name in SKIP or not os.path.isfile(src):
                     continue
                 shutil.copy(src, os.path.join(target, name))
-    if own_cache:
-        shutil.rmtree(os.environ["PD2ONNX_TEST_CACHE"], ignore_errors=True)
-    for dirpath, _, files in sorted(os.walk(OUT)):
-        for f in sorted(files):
-            path = os.path.join(dirpath, f)
-            print(f"{os.path.relpath(path, ROOT)}: {os.path.getsize(path)} bytes")
 
 
 if __name__ == "__main__":

@@ -18,19 +18,21 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from fixture_build import ROOT, harness_builds, print_sizes
+
 OUT = os.path.join(ROOT, "tests", "fixtures", "smoke")
 WANTED = (("paddlex", "pir"), ("paddledet", "legacy"), ("paddleseg", "pir"), ("paddlenlp", "legacy"),
           ("paddle1x", "legacy"))
 
 
 def main() -> None:
-    own_cache = "PD2ONNX_TEST_CACHE" not in os.environ  # builds are keyed by content: a shared cache serves
-    if own_cache:
-        os.environ["PD2ONNX_TEST_CACHE"] = tempfile.mkdtemp(prefix="pd2onnx-smoke-build-")
-    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    with harness_builds("pd2onnx-smoke-build-"):
+        _build()
+    print_sizes(OUT)
+
+
+def _build() -> None:
     sys.path.insert(0, os.path.join(ROOT, "tests", "reader"))
     from folder_kinds import KINDS, make_folder
 
@@ -48,12 +50,6 @@ def main() -> None:
             raise SystemExit(f"Paddle could not build {case.name} ({fmt}):\n{built.error}")
         target = make_folder(KINDS[kind], built, os.path.join(OUT, kind))
         shutil.copy(os.path.join(built.dir, "io.npz"), os.path.join(target, "io.npz"))
-    if own_cache:
-        shutil.rmtree(os.environ["PD2ONNX_TEST_CACHE"], ignore_errors=True)
-    for dirpath, _, files in sorted(os.walk(OUT)):
-        for f in sorted(files):
-            path = os.path.join(dirpath, f)
-            print(f"{os.path.relpath(path, ROOT)}: {os.path.getsize(path)} bytes")
 
 
 if __name__ == "__main__":
